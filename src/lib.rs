@@ -1,0 +1,9 @@
+//! console2svg: run a command in a pseudo-terminal, emulate the terminal exactly, render the
+//! screen as SVG.
+//!
+//! Module map (one line each; see DESIGN.md):
+//! - [`term`]: the emulator (alacritty_terminal) and the owned [`term::Screen`] snapshot.
+//! - [`render`]: `Screen` + appearance → SVG (layout, themes, window chrome, fonts, geometry).
+
+pub mod render;
+pub mod term;

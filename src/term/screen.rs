@@ -1,0 +1,233 @@
+//! The owned, serde-able snapshot of a terminal: the one boundary type between the emulator and
+//! everything that reads a screen (the renderer, JSON replies).
+//!
+//! Shapes: a [`Screen`] is `rows.len()` rows of exactly `width` [`Cell`]s. Row 0 is the oldest row
+//! included (the first scrollback row when the snapshot includes scrollback, else the top of the
+//! viewport). Coordinates are in cells, 0-based.
+
+use serde::Serialize;
+
+/// A 24-bit colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct Rgb {
+    pub r: u8,
+    pub g: u8,
+    pub b: u8,
+}
+
+impl Rgb {
+    /// Builds a colour from its three channels.
+    pub const fn new(r: u8, g: u8, b: u8) -> Rgb {
+        Rgb { r, g, b }
+    }
+
+    /// Parses `#rgb` or `#rrggbb` (the leading `#` is optional). Returns `None` for anything else.
+    pub fn parse_hex(s: &str) -> Option<Rgb> {
+        let h = s.strip_prefix('#').unwrap_or(s);
+        if !h.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        let v = |a: usize, b: usize| u8::from_str_radix(&h[a..b], 16).ok();
+        match h.len() {
+            6 => Some(Rgb::new(v(0, 2)?, v(2, 4)?, v(4, 6)?)),
+            3 => Some(Rgb::new(v(0, 1)? * 17, v(1, 2)? * 17, v(2, 3)? * 17)),
+            _ => None,
+        }
+    }
+
+    /// `#rrggbb`, lowercase.
+    pub fn to_hex(self) -> String {
+        format!("#{:02x}{:02x}{:02x}", self.r, self.g, self.b)
+    }
+}
+
+/// A cell colour as the program set it; the theme resolves it to [`Rgb`] at render time.
+///
+/// SGR 30–37/40–47 give `Indexed(0..=7)`, SGR 90–97/100–107 give `Indexed(8..=15)`,
+/// `38;5;n` gives `Indexed(n)`, `38;2;r;g;b` (and the colon form `38:2::r:g:b`) gives `Rgb`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[serde(rename_all = "lowercase", tag = "kind", content = "value")]
+pub enum Color {
+    /// The default foreground or background (SGR 39 / 49).
+    #[default]
+    Default,
+    /// A palette index 0–255 (xterm 256-colour palette; 0–15 come from the theme).
+    Indexed(u8),
+    /// A direct 24-bit colour.
+    Rgb(Rgb),
+}
+
+/// Underline style, from SGR 4 / 4:n / 21 (ECMA-48 and the kitty/VTE `4:n` extension).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Underline {
+    #[default]
+    None,
+    Single,
+    Double,
+    Curly,
+    Dotted,
+    Dashed,
+}
+
+/// Cursor shape, from DECSCUSR (`CSI Ps SP q`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CursorShape {
+    #[default]
+    Block,
+    Underline,
+    Bar,
+    HollowBlock,
+}
+
+/// An OSC 8 hyperlink. The id is kept only when the program gave one explicitly.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct Link {
+    pub uri: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+}
+
+/// One grid cell.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Cell {
+    /// The grapheme cluster: base character plus zero-width characters. `" "` for a blank cell,
+    /// `""` for the continuation cell after a wide character.
+    pub text: String,
+    pub fg: Color,
+    pub bg: Color,
+    pub bold: bool,
+    pub dim: bool,
+    pub italic: bool,
+    pub underline: Underline,
+    /// SGR 58; `None` means "the text colour" (SGR 59).
+    pub underline_color: Option<Color>,
+    pub strikethrough: bool,
+    pub inverse: bool,
+    pub hidden: bool,
+    pub link: Option<Link>,
+    /// Columns this cell covers: 1, 2 (a wide character) or 0 (the continuation of one).
+    pub width: u8,
+}
+
+impl Default for Cell {
+    fn default() -> Cell {
+        Cell {
+            text: " ".into(),
+            fg: Color::Default,
+            bg: Color::Default,
+            bold: false,
+            dim: false,
+            italic: false,
+            underline: Underline::None,
+            underline_color: None,
+            strikethrough: false,
+            inverse: false,
+            hidden: false,
+            link: None,
+            width: 1,
+        }
+    }
+}
+
+impl Cell {
+    /// True for a blank cell with default colours and no decoration: nothing needs drawing.
+    pub fn is_blank(&self) -> bool {
+        (self.text == " " || self.text.is_empty())
+            && self.bg == Color::Default
+            && !self.inverse
+            && self.underline == Underline::None
+            && !self.strikethrough
+    }
+}
+
+/// The cursor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Cursor {
+    /// Row index into [`Screen::rows`].
+    pub row: usize,
+    /// Column, 0-based.
+    pub col: usize,
+    /// DECTCEM (`CSI ?25 h/l`).
+    pub visible: bool,
+    pub shape: CursorShape,
+}
+
+/// Terminal modes that change how input must be encoded or how the screen is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Modes {
+    /// DEC private mode 1049.
+    pub alternate_screen: bool,
+    /// DECCKM, DEC private mode 1: cursor keys send `ESC O x`.
+    pub application_cursor: bool,
+    /// DECKPAM (`ESC =`): keypad sends application sequences.
+    pub application_keypad: bool,
+    /// DEC private mode 2004.
+    pub bracketed_paste: bool,
+    /// Any of DEC private modes 1000/1002/1003.
+    pub mouse_reporting: bool,
+    /// DEC private mode 2026 was active when the snapshot was taken (the snapshot shows the last
+    /// complete frame).
+    pub synchronized_output: bool,
+}
+
+/// An owned snapshot of a terminal.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Screen {
+    /// Columns.
+    pub width: usize,
+    /// Viewport rows (the terminal's height), whatever `rows.len()` is.
+    pub height: usize,
+    /// The rows, oldest first; each has exactly `width` cells.
+    pub rows: Vec<Vec<Cell>>,
+    /// How many of `rows` come from scrollback (they precede the viewport rows).
+    pub scrollback_rows: usize,
+    pub cursor: Cursor,
+    pub modes: Modes,
+    /// Window title from OSC 0/2, if the program set one.
+    pub title: Option<String>,
+    /// Palette entries the program changed with OSC 4 (index, colour); they win over the theme.
+    pub palette_overrides: Vec<(u8, Rgb)>,
+}
+
+impl Screen {
+    /// A blank screen of `width` × `height` cells with the cursor at the origin.
+    pub fn blank(width: usize, height: usize) -> Screen {
+        Screen {
+            width,
+            height,
+            rows: vec![vec![Cell::default(); width]; height],
+            scrollback_rows: 0,
+            cursor: Cursor { row: 0, col: 0, visible: true, shape: CursorShape::Block },
+            modes: Modes::default(),
+            title: None,
+            palette_overrides: Vec::new(),
+        }
+    }
+
+    /// One row as text: clusters in order, continuation cells contribute nothing, right-trimmed.
+    pub fn row_text(&self, row: usize) -> String {
+        let mut s: String = self.rows[row].iter().map(|c| c.text.as_str()).collect();
+        s.truncate(s.trim_end().len());
+        s
+    }
+
+    /// All rows as text joined by `\n`, each right-trimmed, trailing empty rows dropped.
+    pub fn text(&self) -> String {
+        let mut lines: Vec<String> = (0..self.rows.len()).map(|r| self.row_text(r)).collect();
+        while lines.last().is_some_and(|l| l.is_empty()) {
+            lines.pop();
+        }
+        lines.join("\n")
+    }
+
+    /// Index of the last row that holds anything visible (text or a non-default background),
+    /// or `None` when every row is blank.
+    pub fn last_content_row(&self) -> Option<usize> {
+        self.rows.iter().rposition(|row| row.iter().any(|c| !c.is_blank()))
+    }
+}
