@@ -1,5 +1,8 @@
 //! The terminal model: the emulator over alacritty_terminal and the owned [`Screen`] snapshot.
+//! Knows nothing of PTYs, sockets or SVG.
 
+mod emulator;
 mod screen;
 
+pub use emulator::{Emulator, QueryColors, SCROLLBACK_LINES};
 pub use screen::*;

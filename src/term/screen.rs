@@ -231,3 +231,52 @@ impl Screen {
         self.rows.iter().rposition(|row| row.iter().any(|c| !c.is_blank()))
     }
 }
+
+/// The xterm 256-colour palette entry for `index` ≥ 16: the 6×6×6 colour cube (16–231, levels
+/// 0, 95, 135, 175, 215, 255) and the 24-step grey ramp (232–255, 8 + 10·n). Entries 0–15 come
+/// from the theme; for them this returns xterm's own defaults.
+pub fn xterm_256(index: u8) -> Rgb {
+    const BASE: [u32; 16] = [
+        0x000000, 0xcd0000, 0x00cd00, 0xcdcd00, 0x0000ee, 0xcd00cd, 0x00cdcd, 0xe5e5e5, 0x7f7f7f,
+        0xff0000, 0x00ff00, 0xffff00, 0x5c5cff, 0xff00ff, 0x00ffff, 0xffffff,
+    ];
+    match index {
+        0..=15 => {
+            let v = BASE[index as usize];
+            Rgb::new((v >> 16) as u8, (v >> 8) as u8, v as u8)
+        }
+        16..=231 => {
+            let i = index - 16;
+            let level = |n: u8| if n == 0 { 0 } else { 55 + 40 * n };
+            Rgb::new(level(i / 36), level((i / 6) % 6), level(i % 6))
+        }
+        _ => {
+            let v = 8 + 10 * (index - 232);
+            Rgb::new(v, v, v)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xterm_palette_matches_xterm() {
+        assert_eq!(xterm_256(208), Rgb::new(0xff, 0x87, 0x00));
+        assert_eq!(xterm_256(21), Rgb::new(0, 0, 0xff));
+        assert_eq!(xterm_256(16), Rgb::new(0, 0, 0));
+        assert_eq!(xterm_256(231), Rgb::new(255, 255, 255));
+        assert_eq!(xterm_256(232), Rgb::new(8, 8, 8));
+        assert_eq!(xterm_256(255), Rgb::new(238, 238, 238));
+    }
+
+    #[test]
+    fn hex_round_trip() {
+        assert_eq!(Rgb::parse_hex("#FF8700"), Some(Rgb::new(255, 135, 0)));
+        assert_eq!(Rgb::parse_hex("#abc"), Some(Rgb::new(0xaa, 0xbb, 0xcc)));
+        assert_eq!(Rgb::parse_hex("#12345"), None);
+        assert_eq!(Rgb::parse_hex("red"), None);
+        assert_eq!(Rgb::new(1, 2, 255).to_hex(), "#0102ff");
+    }
+}

@@ -1,0 +1,427 @@
+//! [`Emulator`]: alacritty_terminal's `Term` driven by vte's `Processor`, answering the terminal
+//! queries a program sends and producing owned [`Screen`] snapshots.
+
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use alacritty_terminal::event::{Event, EventListener, WindowSize};
+use alacritty_terminal::grid::Dimensions;
+use alacritty_terminal::index::{Column, Line};
+use alacritty_terminal::term::cell::{Cell as TermCell, Flags};
+use alacritty_terminal::term::{Config, Term, TermMode};
+use alacritty_terminal::vte::ansi::{self, CursorShape as TermCursorShape, NamedColor, Processor};
+
+use super::screen::{xterm_256, Cell, Color, Cursor, CursorShape, Link, Modes, Rgb, Screen, Underline};
+
+/// Lines of scrollback the emulator keeps.
+pub const SCROLLBACK_LINES: usize = 10_000;
+
+/// Cell size in px reported to `CSI 14 t` (text area size in pixels) queries.
+const REPORTED_CELL_PX: (u16, u16) = (8, 18);
+
+/// The colours the emulator reports to OSC 4/10/11 colour queries (normally the theme's).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QueryColors {
+    pub foreground: Rgb,
+    pub background: Rgb,
+    pub ansi: [Rgb; 16],
+}
+
+impl Default for QueryColors {
+    /// The `dark` theme (shared/spec/themes.md §1).
+    fn default() -> QueryColors {
+        let h = |v: u32| Rgb::new((v >> 16) as u8, (v >> 8) as u8, v as u8);
+        QueryColors {
+            foreground: h(0xd4d4d4),
+            background: h(0x1e1e1e),
+            ansi: [
+                0x1e1e1e, 0xcd3131, 0x0dbc79, 0xe5e510, 0x2472c8, 0xbc3fbc, 0x11a8cd, 0xe5e5e5,
+                0x666666, 0xf14c4c, 0x23d18b, 0xf5f543, 0x3b8eea, 0xd670d6, 0x29b8db, 0xffffff,
+            ]
+            .map(h),
+        }
+    }
+}
+
+/// Events the terminal raised while parsing; drained after every `advance`.
+#[derive(Clone, Default)]
+struct Events(Arc<Mutex<Vec<Event>>>);
+
+impl EventListener for Events {
+    fn send_event(&self, event: Event) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(event);
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Size {
+    cols: usize,
+    rows: usize,
+}
+
+impl Dimensions for Size {
+    fn total_lines(&self) -> usize {
+        self.rows
+    }
+    fn screen_lines(&self) -> usize {
+        self.rows
+    }
+    fn columns(&self) -> usize {
+        self.cols
+    }
+}
+
+/// A terminal emulator: feed it bytes, send [`Emulator::take_replies`] back to the program, take
+/// [`Screen`] snapshots.
+///
+/// Synchronized output (DEC private mode 2026): while a frame is open the bytes are buffered
+/// by the parser, so snapshots always show the last complete frame. The owner must call
+/// [`Emulator::expire_sync`] once [`Emulator::sync_deadline`] has passed (vte's 150 ms limit),
+/// or output after an unterminated `CSI ?2026h` never shows.
+pub struct Emulator {
+    term: Term<Events>,
+    parser: Processor,
+    events: Events,
+    replies: Vec<u8>,
+    colors: QueryColors,
+    title: Option<String>,
+    bells: u64,
+}
+
+impl Emulator {
+    /// A terminal of `cols` × `rows` cells (each at least 1), default modes, empty scrollback.
+    pub fn new(cols: usize, rows: usize) -> Emulator {
+        let events = Events::default();
+        let config = Config { scrolling_history: SCROLLBACK_LINES, ..Config::default() };
+        let size = Size { cols: cols.max(1), rows: rows.max(1) };
+        Emulator {
+            term: Term::new(config, &size, events.clone()),
+            parser: Processor::new(),
+            events,
+            replies: Vec::new(),
+            colors: QueryColors::default(),
+            title: None,
+            bells: 0,
+        }
+    }
+
+    /// Sets the colours reported to OSC 4/10/11 queries.
+    pub fn set_query_colors(&mut self, colors: QueryColors) {
+        self.colors = colors;
+    }
+
+    /// Columns.
+    pub fn cols(&self) -> usize {
+        self.term.columns()
+    }
+
+    /// Viewport rows.
+    pub fn rows(&self) -> usize {
+        self.term.screen_lines()
+    }
+
+    /// Parses `bytes` (any split: escape sequences may straddle calls) and queues the replies.
+    pub fn advance(&mut self, bytes: &[u8]) {
+        self.parser.advance(&mut self.term, bytes);
+        self.drain_events();
+    }
+
+    /// When an open synchronized-output frame must be force-ended, if one is open.
+    pub fn sync_deadline(&self) -> Option<Instant> {
+        self.parser.sync_timeout().sync_timeout()
+    }
+
+    /// Ends an open synchronized-output frame (applies the buffered bytes).
+    pub fn expire_sync(&mut self) {
+        self.parser.stop_sync(&mut self.term);
+        self.drain_events();
+    }
+
+    /// Applies any buffered synchronized-output frame if its deadline has passed.
+    pub fn expire_sync_if_due(&mut self, now: Instant) {
+        if self.sync_deadline().is_some_and(|d| d <= now) {
+            self.expire_sync();
+        }
+    }
+
+    /// Bytes the terminal must send back to the program (answers to DSR, DA1/DA2, DECRQM,
+    /// `CSI 14/18 t`, OSC 4/10/11 queries), in order; empties the queue.
+    pub fn take_replies(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.replies)
+    }
+
+    /// Number of BEL characters seen.
+    pub fn bells(&self) -> u64 {
+        self.bells
+    }
+
+    /// Resizes the grid to `cols` × `rows` (each at least 1); content reflows as in alacritty.
+    pub fn resize(&mut self, cols: usize, rows: usize) {
+        self.term.resize(Size { cols: cols.max(1), rows: rows.max(1) });
+    }
+
+    fn drain_events(&mut self) {
+        let events = std::mem::take(&mut *self.events.0.lock().unwrap_or_else(|e| e.into_inner()));
+        for event in events {
+            match event {
+                Event::PtyWrite(text) => self.replies.extend_from_slice(text.as_bytes()),
+                Event::ColorRequest(index, format) => {
+                    let rgb = self.query_color(index);
+                    let reply = format(ansi::Rgb { r: rgb.r, g: rgb.g, b: rgb.b });
+                    self.replies.extend_from_slice(reply.as_bytes());
+                }
+                Event::TextAreaSizeRequest(format) => {
+                    let size = WindowSize {
+                        num_lines: self.rows() as u16,
+                        num_cols: self.cols() as u16,
+                        cell_width: REPORTED_CELL_PX.0,
+                        cell_height: REPORTED_CELL_PX.1,
+                    };
+                    self.replies.extend_from_slice(format(size).as_bytes());
+                }
+                Event::Title(title) => self.title = Some(title),
+                Event::ResetTitle => self.title = None,
+                Event::Bell => self.bells += 1,
+                _ => {}
+            }
+        }
+    }
+
+    /// The colour for a query of palette `index` (0–255), or the dynamic colours
+    /// (256 foreground, 257 background, 258 cursor). A colour the program set wins.
+    fn query_color(&self, index: usize) -> Rgb {
+        if let Some(c) = self.term.colors()[index] {
+            return Rgb::new(c.r, c.g, c.b);
+        }
+        match index {
+            0..=15 => self.colors.ansi[index],
+            16..=255 => xterm_256(index as u8),
+            i if i == NamedColor::Background as usize => self.colors.background,
+            _ => self.colors.foreground,
+        }
+    }
+
+    /// The viewport only.
+    pub fn snapshot(&self) -> Screen {
+        self.snapshot_rows(0)
+    }
+
+    /// The whole scrollback followed by the viewport.
+    pub fn snapshot_with_scrollback(&self) -> Screen {
+        self.snapshot_rows(self.term.grid().history_size())
+    }
+
+    fn snapshot_rows(&self, history: usize) -> Screen {
+        let grid = self.term.grid();
+        let cols = grid.columns();
+        let rows = grid.screen_lines();
+        let mut out = Vec::with_capacity(history + rows);
+        for line in -(history as i32)..rows as i32 {
+            let row = &grid[Line(line)];
+            out.push((0..cols).map(|c| convert_cell(&row[Column(c)])).collect());
+        }
+        let mode = *self.term.mode();
+        let cursor_point = grid.cursor.point;
+        let style = self.term.cursor_style();
+        let shape = match style.shape {
+            TermCursorShape::Block | TermCursorShape::Hidden => CursorShape::Block,
+            TermCursorShape::Underline => CursorShape::Underline,
+            TermCursorShape::Beam => CursorShape::Bar,
+            TermCursorShape::HollowBlock => CursorShape::HollowBlock,
+        };
+        let palette_overrides = (0..256)
+            .filter_map(|i| self.term.colors()[i].map(|c| (i as u8, Rgb::new(c.r, c.g, c.b))))
+            .collect();
+        Screen {
+            width: cols,
+            height: rows,
+            rows: out,
+            scrollback_rows: history,
+            cursor: Cursor {
+                row: history + cursor_point.line.0.max(0) as usize,
+                col: cursor_point.column.0.min(cols.saturating_sub(1)),
+                visible: mode.contains(TermMode::SHOW_CURSOR)
+                    && style.shape != TermCursorShape::Hidden,
+                shape,
+            },
+            modes: Modes {
+                alternate_screen: mode.contains(TermMode::ALT_SCREEN),
+                application_cursor: mode.contains(TermMode::APP_CURSOR),
+                application_keypad: mode.contains(TermMode::APP_KEYPAD),
+                bracketed_paste: mode.contains(TermMode::BRACKETED_PASTE),
+                mouse_reporting: mode.intersects(TermMode::MOUSE_MODE),
+                synchronized_output: self.sync_deadline().is_some(),
+            },
+            title: self.title.clone(),
+            palette_overrides,
+        }
+    }
+}
+
+fn convert_color(c: ansi::Color) -> Color {
+    match c {
+        ansi::Color::Spec(rgb) => Color::Rgb(Rgb::new(rgb.r, rgb.g, rgb.b)),
+        ansi::Color::Indexed(i) => Color::Indexed(i),
+        ansi::Color::Named(n) => match n as usize {
+            i @ 0..=15 => Color::Indexed(i as u8),
+            _ => match n {
+                NamedColor::DimBlack => Color::Indexed(0),
+                NamedColor::DimRed => Color::Indexed(1),
+                NamedColor::DimGreen => Color::Indexed(2),
+                NamedColor::DimYellow => Color::Indexed(3),
+                NamedColor::DimBlue => Color::Indexed(4),
+                NamedColor::DimMagenta => Color::Indexed(5),
+                NamedColor::DimCyan => Color::Indexed(6),
+                NamedColor::DimWhite => Color::Indexed(7),
+                _ => Color::Default,
+            },
+        },
+    }
+}
+
+fn convert_cell(cell: &TermCell) -> Cell {
+    let f = cell.flags;
+    let (text, width) = if f.contains(Flags::WIDE_CHAR_SPACER) {
+        (String::new(), 0)
+    } else if f.contains(Flags::LEADING_WIDE_CHAR_SPACER) {
+        (" ".to_string(), 1)
+    } else {
+        let mut s = String::new();
+        s.push(if cell.c == '\0' || cell.c == '\t' { ' ' } else { cell.c });
+        if let Some(zw) = cell.zerowidth() {
+            s.extend(zw);
+        }
+        (s, if f.contains(Flags::WIDE_CHAR) { 2 } else { 1 })
+    };
+    let underline = if f.contains(Flags::UNDERCURL) {
+        Underline::Curly
+    } else if f.contains(Flags::DOUBLE_UNDERLINE) {
+        Underline::Double
+    } else if f.contains(Flags::DOTTED_UNDERLINE) {
+        Underline::Dotted
+    } else if f.contains(Flags::DASHED_UNDERLINE) {
+        Underline::Dashed
+    } else if f.contains(Flags::UNDERLINE) {
+        Underline::Single
+    } else {
+        Underline::None
+    };
+    let link = cell.hyperlink().map(|h| Link {
+        uri: h.uri().to_string(),
+        // alacritty invents "<n>_alacritty" ids for links without one; never expose those.
+        id: (!h.id().ends_with("_alacritty")).then(|| h.id().to_string()),
+    });
+    Cell {
+        text,
+        fg: convert_color(cell.fg),
+        bg: convert_color(cell.bg),
+        bold: f.contains(Flags::BOLD),
+        dim: f.contains(Flags::DIM),
+        italic: f.contains(Flags::ITALIC),
+        underline,
+        underline_color: cell.underline_color().map(convert_color),
+        strikethrough: f.contains(Flags::STRIKEOUT),
+        inverse: f.contains(Flags::INVERSE),
+        hidden: f.contains(Flags::HIDDEN),
+        link,
+        width,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn screen(input: &str) -> Screen {
+        let mut e = Emulator::new(40, 5);
+        e.advance(input.as_bytes());
+        e.snapshot()
+    }
+
+    #[test]
+    fn wide_characters_take_two_cells() {
+        let s = screen("中文|");
+        let r = &s.rows[0];
+        assert_eq!((r[0].text.as_str(), r[0].width), ("中", 2));
+        assert_eq!((r[1].text.as_str(), r[1].width), ("", 0));
+        assert_eq!(r[2].text, "文");
+        assert_eq!(r[4].text, "|");
+        assert_eq!(s.row_text(0), "中文|");
+    }
+
+    #[test]
+    fn combining_marks_join_their_base_cell() {
+        let s = screen("e\u{301}x");
+        assert_eq!(s.rows[0][0].text, "e\u{301}");
+        assert_eq!(s.rows[0][1].text, "x");
+    }
+
+    #[test]
+    fn sgr_colours_and_colon_forms() {
+        let s = screen("\x1b[38;2;68;68;68mA\x1b[0m\x1b[38:2::255:0:0mB\x1b[38;5;208mC\x1b[92mD\x1b[4:3;58:2::1:2:3mE");
+        let r = &s.rows[0];
+        assert_eq!(r[0].fg, Color::Rgb(Rgb::new(68, 68, 68)));
+        assert_eq!(r[1].fg, Color::Rgb(Rgb::new(255, 0, 0)));
+        assert_eq!(r[2].fg, Color::Indexed(208));
+        assert_eq!(r[3].fg, Color::Indexed(10));
+        assert_eq!(r[4].underline, Underline::Curly);
+        assert_eq!(r[4].underline_color, Some(Color::Rgb(Rgb::new(1, 2, 3))));
+    }
+
+    #[test]
+    fn answers_device_queries() {
+        let mut e = Emulator::new(80, 24);
+        e.advance(b"\x1b[6n\x1b[c\x1b[18t\x1b]11;?\x07");
+        let r = String::from_utf8(e.take_replies()).unwrap();
+        assert!(r.starts_with("\x1b[1;1R"), "{r:?}");
+        assert!(r.contains("\x1b[?6c"), "{r:?}");
+        assert!(r.contains("\x1b[8;24;80t"), "{r:?}");
+        assert!(r.contains("\x1b]11;rgb:1e1e/1e1e/1e1e"), "{r:?}");
+    }
+
+    #[test]
+    fn hyperlinks_keep_only_explicit_ids() {
+        let s = screen("\x1b]8;;https://a.example\x1b\\x\x1b]8;id=7;https://b.example\x1b\\y\x1b]8;;\x1b\\");
+        let r = &s.rows[0];
+        assert_eq!(r[0].link, Some(Link { uri: "https://a.example".into(), id: None }));
+        assert_eq!(r[1].link, Some(Link { uri: "https://b.example".into(), id: Some("7".into()) }));
+        assert_eq!(r[2].link, None);
+    }
+
+    #[test]
+    fn synchronized_frames_are_never_half_shown() {
+        let mut e = Emulator::new(20, 3);
+        e.advance(b"old\x1b[?2026h\x1b[H\x1b[2Jnew");
+        assert_eq!(e.snapshot().row_text(0), "old");
+        assert!(e.snapshot().modes.synchronized_output);
+        e.advance(b"\x1b[?2026l");
+        assert_eq!(e.snapshot().row_text(0), "new");
+    }
+
+    #[test]
+    fn cursor_shape_visibility_and_modes() {
+        let s = screen("ab\x1b[5 q\x1b[?1h\x1b=\x1b[?2004h\x1b[?1000h");
+        assert_eq!((s.cursor.row, s.cursor.col, s.cursor.shape), (0, 2, CursorShape::Bar));
+        assert!(s.cursor.visible);
+        assert!(s.modes.application_cursor && s.modes.application_keypad);
+        assert!(s.modes.bracketed_paste && s.modes.mouse_reporting);
+        assert!(!screen("\x1b[?25l").cursor.visible);
+        assert!(screen("\x1b[?1049h").modes.alternate_screen);
+    }
+
+    #[test]
+    fn scrollback_rows_precede_the_viewport() {
+        let mut e = Emulator::new(10, 2);
+        e.advance(b"1\r\n2\r\n3\r\n4");
+        let s = e.snapshot_with_scrollback();
+        assert_eq!(s.scrollback_rows, 2);
+        assert_eq!(s.text(), "1\n2\n3\n4");
+        assert_eq!(s.cursor.row, 3);
+        assert_eq!(e.snapshot().text(), "3\n4");
+    }
+
+    #[test]
+    fn title_comes_from_osc() {
+        assert_eq!(screen("\x1b]2;hello\x07").title.as_deref(), Some("hello"));
+    }
+}
