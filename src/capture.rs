@@ -1,0 +1,186 @@
+//! One-shot capture: run a command in a PTY (or read a pipe) through the [`Emulator`] until it
+//! ends, and return the final [`Screen`]. This is the pump a host session reuses: a reader
+//! thread feeds the emulator, the emulator's replies go back to the PTY, open synchronized-output
+//! frames are force-ended at their deadline.
+
+use std::io::{Read, Write};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use crate::pty::{self, Exit, SpawnError, SpawnSpec};
+use crate::term::{Emulator, QueryColors, Screen};
+
+/// How long output may keep arriving after the program exited before the capture stops waiting
+/// for the PTY to close (background children can hold it open).
+const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(150);
+
+/// Grace between SIGTERM and SIGKILL when a capture times out.
+const KILL_GRACE: Duration = Duration::from_millis(500);
+
+/// What a capture ran into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// The program ended (or the input reached its end).
+    Completed,
+    /// `--timeout` expired first; the screen is what was drawn by then.
+    Partial,
+}
+
+/// The result of a capture.
+#[derive(Debug, Clone)]
+pub struct Capture {
+    /// The final screen, including scrollback.
+    pub screen: Screen,
+    pub status: Status,
+    /// The program's exit, when it ended by itself.
+    pub exit: Option<Exit>,
+    /// Wall time from start to the end of output.
+    pub duration: Duration,
+}
+
+/// Options for [`run_command`].
+#[derive(Debug, Clone)]
+pub struct CommandCapture {
+    pub spawn: SpawnSpec,
+    /// Stop after this long and return a partial screen.
+    pub timeout: Option<Duration>,
+    /// Colours reported to OSC 10/11/4 queries.
+    pub query_colors: QueryColors,
+}
+
+enum Chunk {
+    Data(Vec<u8>),
+    End,
+}
+
+fn read_in_thread(mut reader: Box<dyn Read + Send>) -> Receiver<Chunk> {
+    let (tx, rx) = mpsc::sync_channel(64);
+    std::thread::spawn(move || {
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            match reader.read(&mut buf) {
+                Ok(0) | Err(_) => {
+                    let _ = tx.send(Chunk::End);
+                    return;
+                }
+                Ok(n) => {
+                    if tx.send(Chunk::Data(buf[..n].to_vec())).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    });
+    rx
+}
+
+/// Runs `opts.spawn` in a PTY until it exits and its output is drained, or until the timeout.
+///
+/// Errors: the [`SpawnError`] when the program cannot be started.
+pub fn run_command(opts: &CommandCapture) -> Result<Capture, SpawnError> {
+    let start = Instant::now();
+    let mut emulator = Emulator::new(opts.spawn.cols as usize, opts.spawn.rows as usize);
+    emulator.set_query_colors(opts.query_colors);
+    let (mut process, reader, mut writer) = pty::spawn(&opts.spawn)?;
+    let rx = read_in_thread(reader);
+    let deadline = opts.timeout.map(|t| start + t);
+    let mut exit: Option<Exit> = None;
+    let mut exited_at: Option<Instant> = None;
+    let mut status = Status::Completed;
+    loop {
+        let now = Instant::now();
+        emulator.expire_sync_if_due(now);
+        if exit.is_none() {
+            if let Some(e) = process.try_exit() {
+                exit = Some(e);
+                exited_at = Some(now);
+            }
+        }
+        if deadline.is_some_and(|d| now >= d) {
+            status = Status::Partial;
+            break;
+        }
+        if exited_at.is_some_and(|t| now >= t + DRAIN_AFTER_EXIT) {
+            break;
+        }
+        // Poll often enough to notice the exit and the sync deadline.
+        let mut wait = Duration::from_millis(10);
+        if let Some(d) = emulator.sync_deadline() {
+            wait = wait.min(d.saturating_duration_since(now));
+        }
+        match rx.recv_timeout(wait) {
+            Ok(Chunk::Data(bytes)) => {
+                emulator.advance(&bytes);
+                let replies = emulator.take_replies();
+                if !replies.is_empty() {
+                    let _ = writer.write_all(&replies).and_then(|_| writer.flush());
+                }
+            }
+            Ok(Chunk::End) | Err(RecvTimeoutError::Disconnected) => {
+                if exit.is_none() {
+                    exit = process.kill_group(KILL_GRACE);
+                }
+                break;
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+        }
+    }
+    if status == Status::Partial {
+        process.kill_group(KILL_GRACE);
+        exit = None;
+    } else {
+        // Leftover background members of the group lose their terminal with us.
+        process.kill_group(Duration::ZERO);
+    }
+    // Whatever is still buffered was already written by the program: keep it.
+    while let Ok(Chunk::Data(bytes)) = rx.try_recv() {
+        emulator.advance(&bytes);
+    }
+    if emulator.sync_deadline().is_some() {
+        emulator.expire_sync();
+    }
+    Ok(Capture {
+        screen: emulator.snapshot_with_scrollback(),
+        status,
+        exit,
+        duration: start.elapsed(),
+    })
+}
+
+/// Feeds raw terminal output from `input` (pipe mode) into a `cols` × `rows` terminal until the
+/// end of input, or until `timeout` (then [`Status::Partial`]). Queries are not answered.
+pub fn run_bytes(
+    input: Box<dyn Read + Send>,
+    cols: u16,
+    rows: u16,
+    timeout: Option<Duration>,
+) -> Capture {
+    let start = Instant::now();
+    let mut emulator = Emulator::new(cols as usize, rows as usize);
+    let rx = read_in_thread(input);
+    let mut status = Status::Completed;
+    loop {
+        let wait = timeout.map(|t| (start + t).saturating_duration_since(Instant::now()));
+        let chunk = match wait {
+            Some(w) => rx.recv_timeout(w),
+            None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+        };
+        match chunk {
+            Ok(Chunk::Data(bytes)) => emulator.advance(&bytes),
+            Ok(Chunk::End) | Err(RecvTimeoutError::Disconnected) => break,
+            Err(RecvTimeoutError::Timeout) => {
+                status = Status::Partial;
+                break;
+            }
+        }
+    }
+    if emulator.sync_deadline().is_some() {
+        emulator.expire_sync();
+    }
+    Capture {
+        screen: emulator.snapshot_with_scrollback(),
+        status,
+        exit: None,
+        duration: start.elapsed(),
+    }
+}

@@ -1,0 +1,194 @@
+//! Spawning a program in a pseudo-terminal: the environment policy, its own process group,
+//! resizing, process-group kill and exit status.
+//!
+//! Environment policy (shared/spec/console2svg-contract.md, capture options): the child inherits
+//! the caller's environment, with `TERM=xterm-256color`, `COLORTERM=truecolor` and
+//! `FORCE_COLOR=3` set unless `--no-colorenv`, `CI` and `TF_BUILD` removed unless
+//! `--no-delete-envs`, and `COLUMNS`/`LINES` set to the terminal size.
+
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use portable_pty::{native_pty_system, Child, CommandBuilder, MasterPty, PtySize};
+
+/// What to run and how.
+#[derive(Debug, Clone)]
+pub struct SpawnSpec {
+    /// The program and its arguments. A single element is a shell command line and runs
+    /// through `/bin/sh -c`.
+    pub argv: Vec<OsString>,
+    /// Working directory (the caller's, normally).
+    pub cwd: PathBuf,
+    /// Terminal size in cells.
+    pub cols: u16,
+    pub rows: u16,
+    /// Set `TERM`, `COLORTERM`, `FORCE_COLOR` (default true; `--no-colorenv` clears it).
+    pub color_env: bool,
+    /// Remove `CI` and `TF_BUILD` (default true; `--no-delete-envs` clears it).
+    pub delete_ci_env: bool,
+}
+
+/// Why a program could not be started.
+#[derive(Debug, thiserror::Error)]
+pub enum SpawnError {
+    #[error("no command given")]
+    Empty,
+    #[error("cannot open a pseudo-terminal: {0}")]
+    Pty(String),
+    #[error("cannot start '{program}': {reason}")]
+    Start { program: String, reason: String },
+}
+
+/// A running program in a PTY. Dropping it does not kill the program; call
+/// [`PtyProcess::kill_group`].
+pub struct PtyProcess {
+    master: Box<dyn MasterPty + Send>,
+    child: Box<dyn Child + Send + Sync>,
+    pid: u32,
+}
+
+/// How a program ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exit {
+    /// The exit code; for a program killed by a signal, 128 + the signal number when known.
+    pub code: i32,
+    /// The signal's name when a signal ended it.
+    pub signal: Option<String>,
+}
+
+impl SpawnSpec {
+    /// The argv actually executed: a lone argument becomes `/bin/sh -c <arg>`.
+    pub fn effective_argv(&self) -> Vec<OsString> {
+        if self.argv.len() == 1 {
+            vec!["/bin/sh".into(), "-c".into(), self.argv[0].clone()]
+        } else {
+            self.argv.clone()
+        }
+    }
+}
+
+/// Starts `spec` in a new PTY, in its own session and process group (`setsid`), with the
+/// PTY as its controlling terminal.
+///
+/// Returns the process plus a reader of its output and a writer to its input.
+///
+/// Errors: [`SpawnError::Empty`] for an empty argv, [`SpawnError::Pty`] when no PTY can be
+/// opened, [`SpawnError::Start`] when the program cannot be executed (not found, not
+/// executable, bad cwd).
+#[allow(clippy::type_complexity)]
+pub fn spawn(
+    spec: &SpawnSpec,
+) -> Result<(PtyProcess, Box<dyn Read + Send>, Box<dyn Write + Send>), SpawnError> {
+    let argv = spec.effective_argv();
+    if argv.is_empty() || argv[0].is_empty() {
+        return Err(SpawnError::Empty);
+    }
+    let program = argv[0].to_string_lossy().into_owned();
+    if !spec.cwd.is_dir() {
+        return Err(SpawnError::Start {
+            program,
+            reason: format!("working directory {} does not exist", spec.cwd.display()),
+        });
+    }
+    let pair = native_pty_system()
+        .openpty(PtySize { rows: spec.rows, cols: spec.cols, pixel_width: 0, pixel_height: 0 })
+        .map_err(|e| SpawnError::Pty(e.to_string()))?;
+    let mut cmd = CommandBuilder::from_argv(argv);
+    cmd.cwd(&spec.cwd);
+    if spec.color_env {
+        cmd.env("TERM", "xterm-256color");
+        cmd.env("COLORTERM", "truecolor");
+        cmd.env("FORCE_COLOR", "3");
+    } else if std::env::var_os("TERM").is_none() {
+        cmd.env("TERM", "xterm-256color");
+    }
+    if spec.delete_ci_env {
+        cmd.env_remove("CI");
+        cmd.env_remove("TF_BUILD");
+    }
+    cmd.env("COLUMNS", spec.cols.to_string());
+    cmd.env("LINES", spec.rows.to_string());
+    let child = pair.slave.spawn_command(cmd).map_err(|e| SpawnError::Start {
+        program: program.clone(),
+        reason: e
+            .downcast_ref::<std::io::Error>()
+            .map(|io| io.to_string())
+            .unwrap_or_else(|| e.to_string()),
+    })?;
+    // The parent must not keep the slave open, or reads never see end-of-file.
+    drop(pair.slave);
+    let pid = child.process_id().unwrap_or(0);
+    let reader = pair.master.try_clone_reader().map_err(|e| SpawnError::Pty(e.to_string()))?;
+    let writer = pair.master.take_writer().map_err(|e| SpawnError::Pty(e.to_string()))?;
+    Ok((PtyProcess { master: pair.master, child, pid }, reader, writer))
+}
+
+impl PtyProcess {
+    /// The child's process id (also its process group id).
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// The exit, if the program has ended (non-blocking).
+    pub fn try_exit(&mut self) -> Option<Exit> {
+        match self.child.try_wait() {
+            Ok(Some(status)) => Some(convert_exit(&status)),
+            _ => None,
+        }
+    }
+
+    /// Sets the PTY size in cells; the kernel sends SIGWINCH to the foreground process group.
+    pub fn resize(&self, cols: u16, rows: u16) -> std::io::Result<()> {
+        self.master
+            .resize(PtySize { rows, cols, pixel_width: 0, pixel_height: 0 })
+            .map_err(|e| std::io::Error::other(e.to_string()))
+    }
+
+    /// Ends the whole process group: SIGTERM, up to `grace` for the leader to exit, then
+    /// SIGKILL; reaps the leader. Returns its exit.
+    pub fn kill_group(&mut self, grace: Duration) -> Option<Exit> {
+        signal_group(self.pid, rustix::process::Signal::TERM);
+        signal_group(self.pid, rustix::process::Signal::HUP);
+        let deadline = Instant::now() + grace;
+        while Instant::now() < deadline {
+            if let Some(exit) = self.try_exit() {
+                signal_group(self.pid, rustix::process::Signal::KILL);
+                return Some(exit);
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        signal_group(self.pid, rustix::process::Signal::KILL);
+        self.child.wait().ok().map(|s| convert_exit(&s))
+    }
+}
+
+fn signal_group(pid: u32, signal: rustix::process::Signal) {
+    if let Some(pid) = rustix::process::Pid::from_raw(pid as i32) {
+        let _ = rustix::process::kill_process_group(pid, signal);
+    }
+}
+
+fn convert_exit(status: &portable_pty::ExitStatus) -> Exit {
+    let signal = status.signal().map(str::to_string);
+    let code = match &signal {
+        Some(name) => 128 + signal_number(name).unwrap_or(0),
+        None => status.exit_code() as i32,
+    };
+    Exit { code, signal }
+}
+
+/// Signal numbers by the description portable-pty reports (strsignal text).
+fn signal_number(name: &str) -> Option<i32> {
+    (1..32).find(|&n| {
+        // SAFETY: strsignal returns a pointer to a static or thread-local string.
+        let s = unsafe { std::ffi::CStr::from_ptr(libc_strsignal(n)) };
+        s.to_string_lossy() == name
+    })
+}
+
+extern "C" {
+    #[link_name = "strsignal"]
+    fn libc_strsignal(sig: i32) -> *const std::ffi::c_char;
+}
