@@ -1,7 +1,256 @@
-//! `Screen` + `Appearance` → SVG. Pure: no I/O, no clock, no environment; same input, same bytes.
+//! `Screen` + [`Appearance`] → SVG. Pure: no I/O, no clock, no environment; the same input gives
+//! the same bytes. (The one exception is [`fonts::Fonts`], which may read the system's fonts the
+//! first time a cluster needs a fallback face.)
+//!
+//! Layout rule (DESIGN.md): the emulator's grid is the layout. Every cluster's x comes from its
+//! column, set per character with an `x` list, never from the viewer's advances or `textLength`;
+//! no runs of spaces are ever emitted for positioning.
 
 pub mod chrome;
+mod colors;
+mod grid;
 pub mod fonts;
 pub mod geometry;
+pub mod layout;
 pub mod svg;
 pub mod theme;
+
+use crate::term::{Rgb, Screen};
+use chrome::{Frame, TerminalFill};
+use fonts::Fonts;
+use layout::{CellMetrics, Layout, Spacing};
+use svg::{push_attr, push_num};
+use theme::Theme;
+
+pub use colors::Palette;
+
+/// The CSS font stack used when no `--font` is given (shared/spec/themes.md §3).
+pub const DEFAULT_FONT_STACK: &str = "\"JetBrains Mono\",\"Cascadia Mono\",\"Segoe UI Mono\",\"Noto Sans Mono\",\"SFMono-Regular\",Menlo,Consolas,\"DejaVu Sans Mono\",\"Liberation Mono\",monospace";
+
+/// What is painted behind the window (the whole canvas).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Background {
+    /// A solid colour (any CSS colour).
+    Color(String),
+    /// A linear gradient from the top-left to the bottom-right corner.
+    Gradient(String, String),
+    /// An image, already a `data:` URI, covering the canvas (centred, cropped).
+    Image(String),
+}
+
+/// Output pixel size (`--size`): the aspect ratio is always kept.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum OutputSize {
+    /// Fit inside this width (`W` or `Wx*`).
+    Width(f32),
+    /// Fit inside this height (`*xH`).
+    Height(f32),
+    /// Fit inside this box (`WxH`).
+    Box(f32, f32),
+}
+
+/// Everything about how a screen looks, apart from the screen itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Appearance {
+    /// The resolved theme (palette plus the theme's spacing and font preferences).
+    pub theme: Theme,
+    /// The window frame.
+    pub frame: Frame,
+    /// Override of the default foreground (`--forecolor`).
+    pub foreground: Option<Rgb>,
+    /// Override of the terminal background (`--backcolor`).
+    pub background_color: Option<Rgb>,
+    /// Canvas background (`--background`); for `-pc` frames it replaces the desktop gradient.
+    pub canvas: Option<Background>,
+    /// Opacity of the frame and terminal background, 0–1 (`--opacity`); text stays opaque.
+    pub opacity: f32,
+    /// px (`--padding`, `--margin`, `--pc-padding`).
+    pub spacing: Spacing,
+    /// CSS font stack (`--font`); `None` = [`DEFAULT_FONT_STACK`].
+    pub font_family: Option<String>,
+    /// Font size, px (`--fontsize`).
+    pub font_size: f32,
+    /// The command header row text (`-c`, `--header`), e.g. `$ ls -la`.
+    pub header: Option<String>,
+    /// Draw the cursor when the screen shows it.
+    pub cursor: bool,
+    /// Bold text in palette colours 0–7 uses the bright colours 8–15.
+    pub bold_is_bright: bool,
+    /// Embed subsets of the bundled faces as `@font-face` data.
+    pub embed_fonts: bool,
+    /// Scale the output to this pixel size.
+    pub size: Option<OutputSize>,
+}
+
+impl Default for Appearance {
+    fn default() -> Appearance {
+        Appearance {
+            theme: theme::resolve(&[]),
+            frame: chrome::load("none").expect("built-in frame"),
+            foreground: None,
+            background_color: None,
+            canvas: None,
+            opacity: 1.0,
+            spacing: Spacing { padding: 8.0, margin: 0.0, pc_padding: 20.0 },
+            font_family: None,
+            font_size: 14.0,
+            header: None,
+            cursor: true,
+            bold_is_bright: false,
+            embed_fonts: true,
+            size: None,
+        }
+    }
+}
+
+impl Appearance {
+    /// The palette after `--forecolor`/`--backcolor` and the frame's terminal fill.
+    pub fn palette(&self, screen: &Screen) -> Palette {
+        let mut p = Palette::new(&self.theme, &screen.palette_overrides, self.bold_is_bright);
+        if let TerminalFill::Color(c) = self.frame.terminal_fill {
+            p.background = c;
+        }
+        if let Some(fg) = self.foreground {
+            p.foreground = fg;
+        }
+        if let Some(bg) = self.background_color {
+            p.background = bg;
+        }
+        p
+    }
+}
+
+/// Renders every row of `screen` (the caller chooses the rows by slicing the screen).
+pub fn render_svg(screen: &Screen, appearance: &Appearance, fonts: &Fonts) -> String {
+    let cell = CellMetrics::new(&fonts.metrics(), appearance.font_size);
+    let header_rows = usize::from(appearance.header.is_some());
+    let rows = screen.rows.len().max(1) + header_rows;
+    let layout = Layout::new(&appearance.frame, appearance.spacing, cell, screen.width, rows);
+    let palette = appearance.palette(screen);
+
+    let mut body = String::new();
+    draw_canvas(&mut body, appearance, &layout);
+
+    // Frame, terminal background and header background share the opacity.
+    let group = appearance.opacity < 1.0;
+    if group {
+        body.push_str("<g opacity=\"");
+        push_num(&mut body, appearance.opacity);
+        body.push_str("\">");
+    }
+    let w = layout.window;
+    chrome::draw(&mut body, &appearance.frame, w.x, w.y, w.w, w.h);
+    if appearance.frame.terminal_fill != TerminalFill::Transparent || appearance.background_color.is_some() {
+        let t = layout.terminal;
+        body.push_str("<rect class=\"bg\" x=\"");
+        push_num(&mut body, t.x);
+        body.push_str("\" y=\"");
+        push_num(&mut body, t.y);
+        body.push_str("\" width=\"");
+        push_num(&mut body, t.w);
+        body.push_str("\" height=\"");
+        push_num(&mut body, t.h);
+        if appearance.frame.client_corner_radius > 0.0 {
+            body.push_str("\" rx=\"");
+            push_num(&mut body, appearance.frame.client_corner_radius);
+        }
+        body.push_str("\"/>");
+    }
+    if group {
+        body.push_str("</g>");
+    }
+
+    let font_stack = appearance.font_family.as_deref().unwrap_or(DEFAULT_FONT_STACK);
+    let mut painter = grid::Painter::new(&layout, &palette, fonts, appearance);
+    if let Some(header) = &appearance.header {
+        painter.header(header);
+    }
+    painter.screen(screen, header_rows);
+    let (cells_svg, classes, used_chars) = painter.finish();
+
+    let mut out = String::with_capacity(body.len() + cells_svg.len() + 1024);
+    let (width, height) = output_size(appearance.size, layout.canvas_width, layout.canvas_height);
+    out.push_str("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"");
+    push_num(&mut out, width);
+    out.push_str("\" height=\"");
+    push_num(&mut out, height);
+    out.push_str("\" viewBox=\"0 0 ");
+    push_num(&mut out, layout.canvas_width);
+    out.push(' ');
+    push_num(&mut out, layout.canvas_height);
+    out.push_str("\"><style>");
+    let embeds_bundled = appearance.font_family.as_deref().is_none_or(|f| f.contains(fonts::BUNDLED_FAMILY));
+    if appearance.embed_fonts && embeds_bundled {
+        out.push_str(&fonts.embed_css(&used_chars));
+    }
+    out.push_str("text{font-family:");
+    out.push_str(&css_escape(font_stack));
+    out.push_str(";font-size:");
+    push_num(&mut out, appearance.font_size);
+    out.push_str("px;fill:");
+    out.push_str(&palette.foreground.to_hex());
+    out.push_str("}.bg{fill:");
+    out.push_str(&palette.background.to_hex());
+    out.push('}');
+    out.push_str(&classes);
+    out.push_str("</style>");
+    out.push_str(&body);
+    out.push_str(&cells_svg);
+    out.push_str("</svg>\n");
+    out
+}
+
+/// Makes a CSS value safe inside `<style>`: no `<`, `&` or `}` can end the element or rule.
+fn css_escape(s: &str) -> String {
+    s.chars().filter(|c| !matches!(c, '<' | '>' | '&' | '{' | '}' | ';')).collect()
+}
+
+fn output_size(size: Option<OutputSize>, w: f32, h: f32) -> (f32, f32) {
+    let scale = match size {
+        None => 1.0,
+        Some(OutputSize::Width(tw)) => tw / w,
+        Some(OutputSize::Height(th)) => th / h,
+        Some(OutputSize::Box(tw, th)) => (tw / w).min(th / h),
+    };
+    (w * scale, h * scale)
+}
+
+/// Canvas background: `--background`, else for `-pc` frames the desktop gradient.
+fn draw_canvas(body: &mut String, a: &Appearance, layout: &Layout) {
+    let desktop = a.frame.desktop.unwrap_or(a.theme.desktop);
+    let fill = match (&a.canvas, a.frame.pc) {
+        (Some(bg), _) => bg.clone(),
+        (None, true) => Background::Gradient(desktop[0].to_hex(), desktop[1].to_hex()),
+        (None, false) => return,
+    };
+    let (w, h) = (layout.canvas_width, layout.canvas_height);
+    let rect = |body: &mut String, fill: &str| {
+        body.push_str("<rect width=\"");
+        push_num(body, w);
+        body.push_str("\" height=\"");
+        push_num(body, h);
+        body.push_str("\" fill=\"");
+        push_attr(body, fill);
+        body.push_str("\"/>");
+    };
+    match fill {
+        Background::Color(c) => rect(body, &c),
+        Background::Gradient(c1, c2) => {
+            body.push_str("<defs><linearGradient id=\"desk\" x1=\"0\" y1=\"0\" x2=\"1\" y2=\"1\"><stop offset=\"0\" stop-color=\"");
+            push_attr(body, &c1);
+            body.push_str("\"/><stop offset=\"1\" stop-color=\"");
+            push_attr(body, &c2);
+            body.push_str("\"/></linearGradient></defs>");
+            rect(body, "url(#desk)");
+        }
+        Background::Image(uri) => {
+            body.push_str("<image width=\"");
+            push_num(body, w);
+            body.push_str("\" height=\"");
+            push_num(body, h);
+            body.push_str("\" preserveAspectRatio=\"xMidYMid slice\" href=\"");
+            push_attr(body, &uri);
+            body.push_str("\"/>");
+        }
+    }
+}

@@ -77,3 +77,16 @@ pub fn resolve(_specs: &[ThemeSpec]) -> Theme {
         font_size: None,
     }
 }
+
+/// Output formats of [`format_list`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListFormat {
+    Table,
+    Markdown,
+    Json,
+}
+
+/// The built-in themes as a table, Markdown or JSON.
+pub fn format_list(_format: ListFormat) -> String {
+    String::new()
+}

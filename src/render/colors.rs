@@ -1,0 +1,75 @@
+//! Resolving cell colours to RGB: theme palette, 256-colour cube, OSC 4 overrides, inverse, dim.
+
+use crate::term::{xterm_256, Cell, Color, Rgb};
+
+use super::theme::Theme;
+
+/// Fraction by which faint (SGR 2) text is blended towards the background
+/// (shared/cases/rendering.md RC-08: "roughly 40–50 %").
+pub const DIM_BLEND: f32 = 0.45;
+
+/// The 256-entry palette plus default colours, as one screen is rendered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Palette {
+    pub foreground: Rgb,
+    pub background: Rgb,
+    pub colors: [Rgb; 256],
+    /// Bold text in colours 0–7 uses 8–15 (off by default; RC-09).
+    pub bold_is_bright: bool,
+}
+
+impl Palette {
+    /// The theme's colours, xterm's cube and grey ramp for 16–255, then the program's OSC 4
+    /// changes.
+    pub fn new(theme: &Theme, overrides: &[(u8, Rgb)], bold_is_bright: bool) -> Palette {
+        let mut colors = [Rgb::new(0, 0, 0); 256];
+        for (i, c) in colors.iter_mut().enumerate() {
+            *c = if i < 16 { theme.ansi[i] } else { xterm_256(i as u8) };
+        }
+        for &(i, c) in overrides {
+            colors[i as usize] = c;
+        }
+        Palette { foreground: theme.foreground, background: theme.background, colors, bold_is_bright }
+    }
+
+    /// A colour as foreground (`Default` = the default foreground).
+    pub fn fg(&self, c: Color, bold: bool) -> Rgb {
+        match c {
+            Color::Default => self.foreground,
+            Color::Indexed(i) if bold && self.bold_is_bright && i < 8 => self.colors[i as usize + 8],
+            Color::Indexed(i) => self.colors[i as usize],
+            Color::Rgb(rgb) => rgb,
+        }
+    }
+
+    /// A colour as background (`Default` = the default background).
+    pub fn bg(&self, c: Color) -> Rgb {
+        match c {
+            Color::Default => self.background,
+            Color::Indexed(i) => self.colors[i as usize],
+            Color::Rgb(rgb) => rgb,
+        }
+    }
+
+    /// The (text, background) colours a cell is drawn with, after inverse and faint; the
+    /// background is `None` when it is the default one and needs no drawing.
+    pub fn cell_colors(&self, cell: &Cell, inverse: bool) -> (Rgb, Option<Rgb>) {
+        let mut fg = self.fg(cell.fg, cell.bold);
+        let mut bg = (cell.bg != Color::Default).then(|| self.bg(cell.bg));
+        if inverse {
+            let old_fg = fg;
+            fg = bg.unwrap_or(self.background);
+            bg = Some(old_fg);
+        }
+        if cell.dim {
+            fg = blend(fg, bg.unwrap_or(self.background), DIM_BLEND);
+        }
+        (fg, bg)
+    }
+}
+
+/// `a` moved `t` (0–1) of the way towards `b`, per channel.
+pub fn blend(a: Rgb, b: Rgb, t: f32) -> Rgb {
+    let mix = |x: u8, y: u8| (x as f32 + (y as f32 - x as f32) * t).round() as u8;
+    Rgb::new(mix(a.r, b.r), mix(a.g, b.g), mix(a.b, b.b))
+}

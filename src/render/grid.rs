@@ -1,0 +1,609 @@
+//! Painting the grid: merged cell backgrounds, box-drawing geometry, text with per-character x
+//! positions, decorations (underline styles, strikethrough), OSC 8 links and the cursor.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use crate::term::{Cell, CursorShape, Rgb, Screen, Underline};
+
+use super::colors::Palette;
+use super::fonts::{FaceStyle, Fonts};
+use super::geometry;
+use super::layout::Layout;
+use super::svg::{push_attr, push_num, push_text};
+use super::{Appearance, DEFAULT_FONT_STACK};
+
+/// How a run of text looks, apart from its position.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct TextStyle {
+    fill: Rgb,
+    face: FaceStyle,
+    /// The fallback family that covers the text, when it is not the bundled face.
+    family: Option<String>,
+    /// Font size in hundredths of a px when a wide glyph must shrink to fit its two cells.
+    size: Option<u32>,
+}
+
+/// One cluster to draw.
+struct Glyph {
+    row: usize,
+    col: usize,
+    /// Columns covered (1 or 2).
+    width: usize,
+    x: f32,
+    text: String,
+    style: TextStyle,
+    link: Option<String>,
+    /// Needs an element of its own (several code points, or outside the BMP): an `x` list
+    /// positions code points, which would split a cluster.
+    alone: bool,
+}
+
+/// Decoration kinds, drawn as geometry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Deco {
+    /// Filled rectangles: single and double underline, strikethrough.
+    Solid,
+    Curly,
+    Dotted,
+    Dashed,
+}
+
+/// Accumulates the drawing of a screen.
+pub struct Painter<'a> {
+    layout: &'a Layout,
+    palette: &'a Palette,
+    fonts: &'a Fonts,
+    appearance: &'a Appearance,
+    /// Per background colour: (drawn row, first col, end col) runs.
+    backgrounds: BTreeMap<Rgb, Vec<(usize, usize, usize)>>,
+    /// Per (colour, alpha %): path data of geometric glyphs.
+    shapes: BTreeMap<(Rgb, u8), String>,
+    decorations: BTreeMap<(Rgb, Deco), String>,
+    /// Cursor overlays (non-block shapes): colour and path data.
+    cursor: Option<(Rgb, String)>,
+    glyphs: Vec<Glyph>,
+    used: BTreeMap<FaceStyle, BTreeSet<char>>,
+    header_row: Option<String>,
+}
+
+impl<'a> Painter<'a> {
+    pub fn new(layout: &'a Layout, palette: &'a Palette, fonts: &'a Fonts, appearance: &'a Appearance) -> Self {
+        Painter {
+            layout,
+            palette,
+            fonts,
+            appearance,
+            backgrounds: BTreeMap::new(),
+            shapes: BTreeMap::new(),
+            decorations: BTreeMap::new(),
+            cursor: None,
+            glyphs: Vec::new(),
+            used: BTreeMap::new(),
+            header_row: None,
+        }
+    }
+
+    /// The command header in row 0, default colours.
+    pub fn header(&mut self, text: &str) {
+        self.header_row = Some(text.to_string());
+        let mut col = 0;
+        for ch in text.chars() {
+            let cell = Cell { text: ch.to_string(), ..Cell::default() };
+            let width = unicode_width::UnicodeWidthChar::width(ch).unwrap_or(0);
+            if width == 0 {
+                continue;
+            }
+            if col + width > self.layout.cols {
+                break;
+            }
+            let cell = Cell { width: width as u8, ..cell };
+            self.cell(0, col, &cell, false);
+            col += width;
+        }
+    }
+
+    /// Every row of `screen`, drawn from row `first_row` of the layout on.
+    pub fn screen(&mut self, screen: &Screen, first_row: usize) {
+        let cursor = &screen.cursor;
+        let draw_cursor = self.appearance.cursor && cursor.visible && cursor.row < screen.rows.len();
+        for (r, row) in screen.rows.iter().enumerate() {
+            let drawn = first_row + r;
+            let mut bg_run: Option<(Rgb, usize, usize)> = None;
+            for (c, cell) in row.iter().enumerate() {
+                let at_cursor = draw_cursor && r == cursor.row && (c == cursor.col || (cell.width == 0 && c == cursor.col + 1));
+                let block = at_cursor && cursor.shape == CursorShape::Block;
+                let (_, bg) = self.palette.cell_colors(cell, cell.inverse != block);
+                // Background runs, merged along the row.
+                match (&mut bg_run, bg) {
+                    (Some((rgb, _, end)), Some(b)) if *rgb == b && *end == c => *end = c + 1,
+                    (run, b) => {
+                        if let Some((rgb, start, end)) = run.take() {
+                            self.backgrounds.entry(rgb).or_default().push((drawn, start, end));
+                        }
+                        *run = b.map(|b| (b, c, c + 1));
+                    }
+                }
+                if cell.width != 0 {
+                    self.cell(drawn, c, cell, block);
+                }
+                if at_cursor && !block && cell.width != 0 {
+                    self.cursor_overlay(drawn, c, cell, cursor.shape);
+                }
+            }
+            if let Some((rgb, start, end)) = bg_run {
+                self.backgrounds.entry(rgb).or_default().push((drawn, start, end));
+            }
+        }
+    }
+
+    fn cursor_overlay(&mut self, row: usize, col: usize, cell: &Cell, shape: CursorShape) {
+        let (fg, _) = self.palette.cell_colors(cell, cell.inverse);
+        let cm = self.layout.cell;
+        let x = self.layout.col_x(col);
+        let y = self.layout.row_y(row);
+        let w = cm.width * cell.width.max(1) as f32;
+        let t = (cm.font_size / 7.0).max(1.0);
+        let mut d = String::new();
+        match shape {
+            CursorShape::Bar => rect_path(&mut d, x, y, t, cm.height),
+            CursorShape::Underline => rect_path(&mut d, x, y + cm.height - t, w, t),
+            CursorShape::HollowBlock | CursorShape::Block => {
+                rect_path(&mut d, x, y, w, t);
+                rect_path(&mut d, x, y + cm.height - t, w, t);
+                rect_path(&mut d, x, y + t, t, cm.height - 2.0 * t);
+                rect_path(&mut d, x + w - t, y + t, t, cm.height - 2.0 * t);
+            }
+        }
+        self.cursor = Some((fg, d));
+    }
+
+    fn cell(&mut self, row: usize, col: usize, cell: &Cell, block_cursor: bool) {
+        let (fg, _) = self.palette.cell_colors(cell, cell.inverse != block_cursor);
+        let cm = self.layout.cell;
+        let x = self.layout.col_x(col);
+        let y = self.layout.row_y(row);
+        let w = cm.width * cell.width.max(1) as f32;
+        if cell.hidden {
+            return;
+        }
+        self.decorate(cell, fg, x, y, w);
+        let text = cell.text.as_str();
+        if text.is_empty() || text == " " {
+            return;
+        }
+        let mut chars = text.chars();
+        let first = chars.next().unwrap_or(' ');
+        let single = chars.next().is_none();
+        if single && geometry::covers(first) {
+            let entry = |alpha: u8, d: &str, shapes: &mut BTreeMap<(Rgb, u8), String>| {
+                shapes.entry((fg, alpha)).or_default().push_str(d);
+            };
+            geometry::draw(first, x, y, w, cm.height, &mut |alpha, d| entry(alpha, d, &mut self.shapes));
+            return;
+        }
+        let face = FaceStyle::of(cell.bold, cell.italic);
+        let (family, advance) = if single && (' '..='~').contains(&first) {
+            (None, 0.0)
+        } else {
+            let r = self.fonts.resolve(text, face);
+            (if r.bundled { None } else { Some(r.family) }, r.advance * cm.font_size)
+        };
+        if family.is_none() {
+            self.used.entry(face).or_default().extend(text.chars());
+        }
+        // Wide glyphs are centred in their cells; one wider than its cells shrinks to fit.
+        let mut gx = x;
+        let mut size = None;
+        if cell.width == 2 && advance > 0.0 {
+            if advance > w {
+                size = Some((cm.font_size * w / advance * 100.0).floor() as u32);
+            } else {
+                gx = x + (w - advance) / 2.0;
+            }
+        }
+        let link = cell.link.as_ref().map(|l| l.uri.clone()).filter(|u| is_safe_link(u));
+        let alone = !single || first as u32 > 0xFFFF || size.is_some();
+        self.glyphs.push(Glyph {
+            row,
+            col,
+            width: cell.width.max(1) as usize,
+            x: gx,
+            text: text.to_string(),
+            style: TextStyle { fill: fg, face, family, size },
+            link,
+            alone,
+        });
+    }
+
+    fn decorate(&mut self, cell: &Cell, fg: Rgb, x: f32, y: f32, w: f32) {
+        let cm = self.layout.cell;
+        let t = (cm.font_size / 14.0).max(1.0);
+        let under_y = y + cm.baseline + (cm.font_size * 0.12).round();
+        if cell.underline != Underline::None {
+            let color = cell.underline_color.map(|c| self.palette.fg(c, false)).unwrap_or(fg);
+            let (kind, d) = match cell.underline {
+                Underline::Single => (Deco::Solid, rect_d(x, under_y, w, t)),
+                Underline::Double => {
+                    let mut d = rect_d(x, under_y - t, w, t);
+                    rect_path(&mut d, x, under_y + t, w, t);
+                    (Deco::Solid, d)
+                }
+                Underline::Curly => {
+                    // One wave period per cell: up then down, smooth quadratic curves.
+                    let mut d = String::from("M");
+                    push_num(&mut d, x);
+                    d.push(' ');
+                    push_num(&mut d, under_y);
+                    let half = w / 2.0;
+                    let amp = (cm.font_size * 0.1).max(1.0);
+                    d.push('q');
+                    push_num(&mut d, half / 2.0);
+                    d.push(' ');
+                    push_num(&mut d, -amp);
+                    d.push(' ');
+                    push_num(&mut d, half);
+                    d.push_str(" 0t");
+                    push_num(&mut d, half);
+                    d.push_str(" 0");
+                    (Deco::Curly, d)
+                }
+                Underline::Dotted | Underline::Dashed => {
+                    let mut d = String::from("M");
+                    push_num(&mut d, x);
+                    d.push(' ');
+                    push_num(&mut d, under_y + t / 2.0);
+                    d.push('h');
+                    push_num(&mut d, w);
+                    (if cell.underline == Underline::Dotted { Deco::Dotted } else { Deco::Dashed }, d)
+                }
+                Underline::None => unreachable!(),
+            };
+            self.decorations.entry((color, kind)).or_default().push_str(&d);
+        }
+        if cell.strikethrough {
+            let sy = y + cm.baseline - (cm.font_size * 0.3).round();
+            self.decorations.entry((fg, Deco::Solid)).or_default().push_str(&rect_d(x, sy, w, t));
+        }
+    }
+
+    /// The SVG of the grid, the CSS classes it uses, and the characters drawn per bundled face.
+    pub fn finish(self) -> (String, String, BTreeMap<FaceStyle, BTreeSet<char>>) {
+        let mut out = String::new();
+        self.write_backgrounds(&mut out);
+        for ((rgb, alpha), d) in &self.shapes {
+            out.push_str("<path fill=\"");
+            out.push_str(&rgb.to_hex());
+            if *alpha < 100 {
+                out.push_str("\" fill-opacity=\"");
+                push_num(&mut out, *alpha as f32 / 100.0);
+            }
+            out.push_str("\" d=\"");
+            out.push_str(d);
+            out.push_str("\"/>");
+        }
+        let classes = self.write_text(&mut out);
+        self.write_decorations(&mut out);
+        if let Some((rgb, d)) = &self.cursor {
+            out.push_str("<path fill=\"");
+            out.push_str(&rgb.to_hex());
+            out.push_str("\" d=\"");
+            out.push_str(d);
+            out.push_str("\"/>");
+        }
+        (out, classes, self.used)
+    }
+
+    /// One path per background colour; runs with the same columns on consecutive rows merge
+    /// into one rectangle. A thin stroke of the same colour hides anti-aliasing seams.
+    fn write_backgrounds(&self, out: &mut String) {
+        let cm = self.layout.cell;
+        for (rgb, runs) in &self.backgrounds {
+            // (start, end) → (first row, last row) of the open rectangle.
+            let mut rects: Vec<(usize, usize, usize, usize)> = Vec::new();
+            let mut open: HashMap<(usize, usize), usize> = HashMap::new();
+            for &(row, start, end) in runs {
+                match open.get(&(start, end)) {
+                    Some(&i) if rects[i].3 + 1 == row => rects[i].3 = row,
+                    _ => {
+                        open.insert((start, end), rects.len());
+                        rects.push((start, end, row, row));
+                    }
+                }
+            }
+            out.push_str("<path fill=\"");
+            out.push_str(&rgb.to_hex());
+            out.push_str("\" stroke=\"");
+            out.push_str(&rgb.to_hex());
+            out.push_str("\" stroke-width=\".5\" d=\"");
+            for (start, end, r0, r1) in rects {
+                rect_path(
+                    out,
+                    self.layout.col_x(start),
+                    self.layout.row_y(r0),
+                    (end - start) as f32 * cm.width,
+                    (r1 - r0 + 1) as f32 * cm.height,
+                );
+            }
+            out.push_str("\"/>");
+        }
+    }
+
+    fn write_decorations(&self, out: &mut String) {
+        let t = (self.layout.cell.font_size / 14.0).max(1.0);
+        for ((rgb, kind), d) in &self.decorations {
+            out.push_str("<path ");
+            match kind {
+                Deco::Solid => {
+                    out.push_str("fill=\"");
+                    out.push_str(&rgb.to_hex());
+                }
+                _ => {
+                    out.push_str("fill=\"none\" stroke=\"");
+                    out.push_str(&rgb.to_hex());
+                    out.push_str("\" stroke-width=\"");
+                    push_num(out, t);
+                    match kind {
+                        Deco::Dotted => {
+                            out.push_str("\" stroke-dasharray=\"");
+                            push_num(out, t);
+                        }
+                        Deco::Dashed => {
+                            out.push_str("\" stroke-dasharray=\"");
+                            push_num(out, 3.0 * t);
+                            out.push(' ');
+                            push_num(out, 2.0 * t);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            out.push_str("\" d=\"");
+            out.push_str(d);
+            out.push_str("\"/>");
+        }
+    }
+
+    /// Text elements; returns the CSS of the classes they use.
+    fn write_text(&self, out: &mut String) -> String {
+        let default = TextStyle { fill: self.palette.foreground, face: FaceStyle::Regular, family: None, size: None };
+        // A style used by more than one element gets a class; a one-off one gets attributes.
+        let mut uses: BTreeMap<&TextStyle, usize> = BTreeMap::new();
+        let mut order: Vec<&TextStyle> = Vec::new();
+        for (i, g) in self.glyphs.iter().enumerate() {
+            let starts_run = i == 0 || {
+                let p = &self.glyphs[i - 1];
+                p.style != g.style || p.row != g.row || p.alone || g.alone || p.link != g.link
+                    || g.col != p.col + p.width || p.width != 1 || g.width != 1
+            };
+            if starts_run && g.style != default {
+                let n = uses.entry(&g.style).or_insert(0);
+                if *n == 0 {
+                    order.push(&g.style);
+                }
+                *n += 1;
+            }
+        }
+        let mut names: HashMap<&TextStyle, String> = HashMap::new();
+        let mut css = String::new();
+        for style in order {
+            if uses[style] > 1 {
+                let name = class_name(names.len());
+                css.push('.');
+                css.push_str(&name);
+                css.push('{');
+                css.push_str(&self.style_css(style));
+                css.push('}');
+                names.insert(style, name);
+            }
+        }
+        let style_attrs = |out: &mut String, style: &TextStyle| {
+            if *style == default {
+                return;
+            }
+            if let Some(name) = names.get(style) {
+                out.push_str(" class=\"");
+                out.push_str(name);
+                out.push('"');
+            } else {
+                self.style_attrs(out, style);
+            }
+        };
+
+        // Each row (or a link's run within it) is one <text>; inside it, each segment of
+        // glyphs that are adjacent, narrow and alike is one <tspan> whose x list gives every
+        // glyph its column. Viewers that read only the first x of a list (librsvg) still put
+        // every segment at its column.
+        let mut i = 0;
+        while i < self.glyphs.len() {
+            let g = &self.glyphs[i];
+            let y = self.layout.row_y(g.row) + self.layout.cell.baseline;
+            if g.alone {
+                self.open_link(out, &g.link);
+                out.push_str("<text x=\"");
+                push_num(out, g.x);
+                out.push_str("\" y=\"");
+                push_num(out, y);
+                out.push('"');
+                style_attrs(out, &g.style);
+                out.push('>');
+                push_text(out, &g.text);
+                out.push_str("</text>");
+                close_link(out, &g.link);
+                i += 1;
+                continue;
+            }
+            let mut j = i;
+            while j < self.glyphs.len() && !self.glyphs[j].alone && self.glyphs[j].row == g.row && self.glyphs[j].link == g.link {
+                j += 1;
+            }
+            let run = &self.glyphs[i..j];
+            self.open_link(out, &g.link);
+            out.push_str("<text y=\"");
+            push_num(out, y);
+            out.push_str("\">");
+            let mut k = 0;
+            while k < run.len() {
+                let mut e = k + 1;
+                while e < run.len() {
+                    let (p, n) = (&run[e - 1], &run[e]);
+                    if n.style != p.style || n.col != p.col + p.width || p.width != 1 || n.width != 1 {
+                        break;
+                    }
+                    e += 1;
+                }
+                out.push_str("<tspan x=\"");
+                for (m, r) in run[k..e].iter().enumerate() {
+                    if m > 0 {
+                        out.push(' ');
+                    }
+                    push_num(out, r.x);
+                }
+                out.push('"');
+                style_attrs(out, &run[k].style);
+                out.push('>');
+                for r in &run[k..e] {
+                    push_text(out, &r.text);
+                }
+                out.push_str("</tspan>");
+                k = e;
+            }
+            out.push_str("</text>");
+            close_link(out, &g.link);
+            i = j;
+        }
+        css
+    }
+
+    fn family_stack(&self, family: &str) -> String {
+        let stack = self.appearance.font_family.as_deref().unwrap_or(DEFAULT_FONT_STACK);
+        format!("\"{}\",{}", family.replace(['"', '<', '>', '&', ';', '{', '}'], ""), stack)
+    }
+
+    fn style_css(&self, s: &TextStyle) -> String {
+        let mut css = String::new();
+        if s.fill != self.palette.foreground {
+            css.push_str("fill:");
+            css.push_str(&s.fill.to_hex());
+            css.push(';');
+        }
+        if matches!(s.face, FaceStyle::Bold | FaceStyle::BoldItalic) {
+            css.push_str("font-weight:700;");
+        }
+        if matches!(s.face, FaceStyle::Italic | FaceStyle::BoldItalic) {
+            css.push_str("font-style:italic;");
+        }
+        if let Some(f) = &s.family {
+            css.push_str("font-family:");
+            css.push_str(&self.family_stack(f));
+            css.push(';');
+        }
+        if let Some(size) = s.size {
+            css.push_str("font-size:");
+            push_num(&mut css, size as f32 / 100.0);
+            css.push_str("px;");
+        }
+        css.pop();
+        css
+    }
+
+    fn style_attrs(&self, out: &mut String, s: &TextStyle) {
+        if s.fill != self.palette.foreground {
+            out.push_str(" fill=\"");
+            out.push_str(&s.fill.to_hex());
+            out.push('"');
+        }
+        if matches!(s.face, FaceStyle::Bold | FaceStyle::BoldItalic) {
+            out.push_str(" font-weight=\"700\"");
+        }
+        if matches!(s.face, FaceStyle::Italic | FaceStyle::BoldItalic) {
+            out.push_str(" font-style=\"italic\"");
+        }
+        if let Some(f) = &s.family {
+            out.push_str(" font-family=\"");
+            push_attr(out, &self.family_stack(f));
+            out.push('"');
+        }
+        if let Some(size) = s.size {
+            out.push_str(" font-size=\"");
+            push_num(out, size as f32 / 100.0);
+            out.push('"');
+        }
+    }
+
+    fn open_link(&self, out: &mut String, link: &Option<String>) {
+        if let Some(uri) = link {
+            out.push_str("<a href=\"");
+            push_attr(out, uri);
+            out.push_str("\">");
+        }
+    }
+}
+
+fn close_link(out: &mut String, link: &Option<String>) {
+    if link.is_some() {
+        out.push_str("</a>");
+    }
+}
+
+/// Only these OSC 8 link schemes become live links (RC-14).
+fn is_safe_link(uri: &str) -> bool {
+    let lower = uri.to_ascii_lowercase();
+    ["http://", "https://", "mailto:"].iter().any(|s| lower.starts_with(s))
+}
+
+/// Short class names: A, B, … Z, BA, BB, … (never clashes with the lowercase `bg`).
+fn class_name(mut n: usize) -> String {
+    let mut s = Vec::new();
+    loop {
+        s.push(b'A' + (n % 26) as u8);
+        n /= 26;
+        if n == 0 {
+            break;
+        }
+    }
+    s.reverse();
+    String::from_utf8(s).unwrap_or_default()
+}
+
+fn rect_d(x: f32, y: f32, w: f32, h: f32) -> String {
+    let mut d = String::new();
+    rect_path(&mut d, x, y, w, h);
+    d
+}
+
+/// Appends a closed rectangle subpath `M x y h w v h h -w z`.
+fn rect_path(d: &mut String, x: f32, y: f32, w: f32, h: f32) {
+    d.push('M');
+    push_num(d, x);
+    d.push(' ');
+    push_num(d, y);
+    d.push('h');
+    push_num(d, w);
+    d.push('v');
+    push_num(d, h);
+    d.push('h');
+    push_num(d, -w);
+    d.push('z');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn class_names_are_short_and_unique() {
+        assert_eq!(class_name(0), "A");
+        assert_eq!(class_name(25), "Z");
+        assert_eq!(class_name(26), "BA");
+        let names: BTreeSet<String> = (0..1000).map(class_name).collect();
+        assert_eq!(names.len(), 1000);
+    }
+
+    #[test]
+    fn only_safe_schemes_link() {
+        assert!(is_safe_link("https://example.com"));
+        assert!(is_safe_link("MAILTO:a@b"));
+        assert!(!is_safe_link("javascript:alert(1)"));
+        assert!(!is_safe_link("file:///etc/passwd"));
+    }
+}
