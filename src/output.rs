@@ -22,7 +22,12 @@ impl Format {
     ///
     /// Errors: a message naming the unsupported extension.
     pub fn from_path(path: &Path) -> Result<Format, String> {
-        match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+        match path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
             None | Some("svg") => Ok(Format::Svg),
             Some(other) => Err(format!(
                 "unsupported output format '.{other}' for {} (supported: .svg)",
@@ -40,11 +45,18 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
         _ => Path::new("."),
     };
     let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
-    let mut tmp = tempfile::Builder::new().prefix(".console2svg-").tempfile_in(dir).map_err(fail)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".console2svg-")
+        .tempfile_in(dir)
+        .map_err(fail)?;
     tmp.write_all(bytes).map_err(fail)?;
     tmp.as_file().sync_all().map_err(fail)?;
     // Temporary files are created 0600; an artifact is an ordinary readable file.
-    std::fs::set_permissions(tmp.path(), std::os::unix::fs::PermissionsExt::from_mode(0o644)).map_err(fail)?;
+    std::fs::set_permissions(
+        tmp.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o644),
+    )
+    .map_err(fail)?;
     tmp.persist(path).map_err(|e| fail(e.error))?;
     Ok(())
 }

@@ -93,7 +93,12 @@ pub fn spawn(
         });
     }
     let pair = native_pty_system()
-        .openpty(PtySize { rows: spec.rows, cols: spec.cols, pixel_width: 0, pixel_height: 0 })
+        .openpty(PtySize {
+            rows: spec.rows,
+            cols: spec.cols,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
         .map_err(|e| SpawnError::Pty(e.to_string()))?;
     let mut cmd = CommandBuilder::from_argv(argv);
     cmd.cwd(&spec.cwd);
@@ -110,19 +115,36 @@ pub fn spawn(
     }
     cmd.env("COLUMNS", spec.cols.to_string());
     cmd.env("LINES", spec.rows.to_string());
-    let child = pair.slave.spawn_command(cmd).map_err(|e| SpawnError::Start {
-        program: program.clone(),
-        reason: e
-            .downcast_ref::<std::io::Error>()
-            .map(|io| io.to_string())
-            .unwrap_or_else(|| e.to_string()),
-    })?;
+    let child = pair
+        .slave
+        .spawn_command(cmd)
+        .map_err(|e| SpawnError::Start {
+            program: program.clone(),
+            reason: e
+                .downcast_ref::<std::io::Error>()
+                .map(|io| io.to_string())
+                .unwrap_or_else(|| e.to_string()),
+        })?;
     // The parent must not keep the slave open, or reads never see end-of-file.
     drop(pair.slave);
     let pid = child.process_id().unwrap_or(0);
-    let reader = pair.master.try_clone_reader().map_err(|e| SpawnError::Pty(e.to_string()))?;
-    let writer = pair.master.take_writer().map_err(|e| SpawnError::Pty(e.to_string()))?;
-    Ok((PtyProcess { master: pair.master, child, pid }, reader, writer))
+    let reader = pair
+        .master
+        .try_clone_reader()
+        .map_err(|e| SpawnError::Pty(e.to_string()))?;
+    let writer = pair
+        .master
+        .take_writer()
+        .map_err(|e| SpawnError::Pty(e.to_string()))?;
+    Ok((
+        PtyProcess {
+            master: pair.master,
+            child,
+            pid,
+        },
+        reader,
+        writer,
+    ))
 }
 
 impl PtyProcess {
@@ -142,7 +164,12 @@ impl PtyProcess {
     /// Sets the PTY size in cells; the kernel sends SIGWINCH to the foreground process group.
     pub fn resize(&self, cols: u16, rows: u16) -> std::io::Result<()> {
         self.master
-            .resize(PtySize { rows, cols, pixel_width: 0, pixel_height: 0 })
+            .resize(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
             .map_err(|e| std::io::Error::other(e.to_string()))
     }
 

@@ -13,7 +13,9 @@ use super::CliError;
 use crate::capture::{self, Capture, CommandCapture, Status};
 use crate::output::{self, Format};
 use crate::pty::SpawnSpec;
-use crate::render::{self, chrome, fonts::Fonts, layout::Spacing, theme, Appearance, Background, OutputSize};
+use crate::render::{
+    self, chrome, fonts::Fonts, layout::Spacing, theme, Appearance, Background, OutputSize,
+};
 use crate::term::{QueryColors, Rgb};
 
 /// Subcommands; anything else as the first argument means `capture` (the legacy root form).
@@ -71,7 +73,12 @@ enum ListFormat {
 #[derive(Args, Debug)]
 struct CaptureArgs {
     /// Output file; its extension picks the format.
-    #[arg(short = 'o', long = "out", value_name = "PATH", default_value = "output.svg")]
+    #[arg(
+        short = 'o',
+        long = "out",
+        value_name = "PATH",
+        default_value = "output.svg"
+    )]
     out: PathBuf,
     /// Write the SVG to stdout instead of a file.
     #[arg(long)]
@@ -149,12 +156,18 @@ struct CaptureArgs {
     #[arg(long)]
     no_embed_font: bool,
     /// The command; a single argument is a shell command line. Without one, stdin is read as terminal output.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "COMMAND")]
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "COMMAND"
+    )]
     command: Vec<OsString>,
 }
 
 fn parse_seconds(s: &str) -> Result<Duration, String> {
-    let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number of seconds"))?;
+    let v: f64 = s
+        .parse()
+        .map_err(|_| format!("'{s}' is not a number of seconds"))?;
     if !(v.is_finite() && v > 0.0) {
         return Err(format!("timeout must be positive, got {s}"));
     }
@@ -188,12 +201,19 @@ fn parse_font_size(s: &str) -> Result<f32, String> {
 
 fn parse_size(s: &str) -> Result<OutputSize, String> {
     let bad = || format!("'{s}' is not a size (W, WxH, Wx* or *xH, in px)");
-    let px = |v: &str| v.parse::<f32>().ok().filter(|v| v.is_finite() && *v >= 1.0 && *v <= 100_000.0);
+    let px = |v: &str| {
+        v.parse::<f32>()
+            .ok()
+            .filter(|v| v.is_finite() && *v >= 1.0 && *v <= 100_000.0)
+    };
     match s.split_once(['x', 'X']) {
         None => px(s).map(OutputSize::Width).ok_or_else(bad),
         Some(("*", h)) => px(h).map(OutputSize::Height).ok_or_else(bad),
         Some((w, "*")) => px(w).map(OutputSize::Width).ok_or_else(bad),
-        Some((w, h)) => Ok(OutputSize::Box(px(w).ok_or_else(bad)?, px(h).ok_or_else(bad)?)),
+        Some((w, h)) => Ok(OutputSize::Box(
+            px(w).ok_or_else(bad)?,
+            px(h).ok_or_else(bad)?,
+        )),
     }
 }
 
@@ -216,7 +236,9 @@ pub fn main() -> Result<(), CliError> {
     };
     match cli.command {
         Command::Capture(args) => run_capture(*args),
-        Command::Theme { command: ThemeCommand::List { format } } => {
+        Command::Theme {
+            command: ThemeCommand::List { format },
+        } => {
             let format = match format {
                 ListFormat::Table => theme::ListFormat::Table,
                 ListFormat::Markdown => theme::ListFormat::Markdown,
@@ -226,7 +248,12 @@ pub fn main() -> Result<(), CliError> {
             Ok(())
         }
         Command::Completions { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "console2svg", &mut std::io::stdout());
+            clap_complete::generate(
+                shell,
+                &mut Cli::command(),
+                "console2svg",
+                &mut std::io::stdout(),
+            );
             Ok(())
         }
     }
@@ -234,9 +261,15 @@ pub fn main() -> Result<(), CliError> {
 
 fn run_capture(args: CaptureArgs) -> Result<(), CliError> {
     if args.stdout && args.json {
-        return Err(CliError::new("--stdout and --json both write to stdout; use -o with --json"));
+        return Err(CliError::new(
+            "--stdout and --json both write to stdout; use -o with --json",
+        ));
     }
-    let format = if args.stdout { Format::Svg } else { Format::from_path(&args.out)? };
+    let format = if args.stdout {
+        Format::Svg
+    } else {
+        Format::from_path(&args.out)?
+    };
     let appearance = appearance(&args)?;
     let rows = args.height.unwrap_or(24);
 
@@ -248,10 +281,15 @@ fn run_capture(args: CaptureArgs) -> Result<(), CliError> {
         }
         capture::run_bytes(Box::new(std::io::stdin()), args.width, rows, args.timeout)
     } else {
-        let cwd = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+        let cwd = std::env::current_dir()
+            .map_err(|e| format!("cannot read the current directory: {e}"))?;
         let query_colors = QueryColors {
-            foreground: appearance.palette(&crate::term::Screen::blank(1, 1)).foreground,
-            background: appearance.palette(&crate::term::Screen::blank(1, 1)).background,
+            foreground: appearance
+                .palette(&crate::term::Screen::blank(1, 1))
+                .foreground,
+            background: appearance
+                .palette(&crate::term::Screen::blank(1, 1))
+                .background,
             ansi: appearance.theme.ansi,
         };
         capture::run_command(&CommandCapture {
@@ -267,31 +305,49 @@ fn run_capture(args: CaptureArgs) -> Result<(), CliError> {
             query_colors,
         })?
     };
-    let screen = if args.height.is_some() { capture.screen.viewport() } else { capture.screen.to_content() };
+    let screen = if args.height.is_some() {
+        capture.screen.viewport()
+    } else {
+        capture.screen.to_content()
+    };
     let fonts = Fonts::new();
     let svg = render::render_svg(&screen, &appearance, &fonts);
 
     if args.stdout {
         let mut out = std::io::stdout().lock();
-        out.write_all(svg.as_bytes()).and_then(|_| out.flush()).map_err(|e| format!("cannot write to stdout: {e}"))?;
+        out.write_all(svg.as_bytes())
+            .and_then(|_| out.flush())
+            .map_err(|e| format!("cannot write to stdout: {e}"))?;
         return Ok(());
     }
     output::write_atomic(&args.out, svg.as_bytes())?;
     if args.json {
-        println!("{}", result_json(&capture, &screen, Some((&args.out, format))));
+        println!(
+            "{}",
+            result_json(&capture, &screen, Some((&args.out, format)))
+        );
     } else {
         let exit = match &capture.exit {
             Some(e) => format!("exit code {}", e.code),
             None if capture.status == Status::Partial => "timed out, partial screen".to_string(),
             None => "input ended".to_string(),
         };
-        println!("wrote {} ({}×{} cells, {exit})", args.out.display(), screen.width, screen.rows.len());
+        println!(
+            "wrote {} ({}×{} cells, {exit})",
+            args.out.display(),
+            screen.width,
+            screen.rows.len()
+        );
     }
     Ok(())
 }
 
 /// The `capture --json` reply (contract: `capture --json`).
-fn result_json(capture: &Capture, screen: &crate::term::Screen, artifact: Option<(&Path, Format)>) -> String {
+fn result_json(
+    capture: &Capture,
+    screen: &crate::term::Screen,
+    artifact: Option<(&Path, Format)>,
+) -> String {
     const MAX_TEXT: usize = 200_000;
     let mut text = screen.text();
     let truncated = text.chars().count() > MAX_TEXT;
@@ -316,17 +372,33 @@ fn result_json(capture: &Capture, screen: &crate::term::Screen, artifact: Option
 
 /// Maps the appearance options onto an [`Appearance`]; theme fields apply unless a flag is given.
 fn appearance(args: &CaptureArgs) -> Result<Appearance, CliError> {
-    let specs = args.theme.iter().map(|t| theme::load(t)).collect::<Result<Vec<_>, _>>()?;
+    let specs = args
+        .theme
+        .iter()
+        .map(|t| theme::load(t))
+        .collect::<Result<Vec<_>, _>>()?;
     let theme = theme::resolve(&specs);
-    let window = args.window.clone().or_else(|| theme.window.clone()).unwrap_or_else(|| "none".into());
+    let window = args
+        .window
+        .clone()
+        .or_else(|| theme.window.clone())
+        .unwrap_or_else(|| "none".into());
     let frame = chrome::load(&window)?;
     let header = match (&args.header, args.with_command) {
         (Some(h), _) => Some(h.clone()),
         (None, true) => {
             let prompt = args.prompt.clone().unwrap_or_else(|| {
-                if rustix::process::geteuid().is_root() { "#".into() } else { "$".into() }
+                if rustix::process::geteuid().is_root() {
+                    "#".into()
+                } else {
+                    "$".into()
+                }
             });
-            let command: Vec<String> = args.command.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+            let command: Vec<String> = args
+                .command
+                .iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect();
             Some(format!("{prompt} {}", command.join(" ")))
         }
         (None, false) => None,
@@ -338,12 +410,24 @@ fn appearance(args: &CaptureArgs) -> Result<Appearance, CliError> {
         canvas: background(&args.background)?,
         opacity: args.opacity.or(theme.opacity).unwrap_or(1.0),
         spacing: Spacing {
-            padding: args.padding.or(theme.padding).unwrap_or(defaults.spacing.padding),
-            margin: args.margin.or(theme.margin).unwrap_or(defaults.spacing.margin),
-            pc_padding: args.pc_padding.or(theme.pc_padding).unwrap_or(frame.pc_padding),
+            padding: args
+                .padding
+                .or(theme.padding)
+                .unwrap_or(defaults.spacing.padding),
+            margin: args
+                .margin
+                .or(theme.margin)
+                .unwrap_or(defaults.spacing.margin),
+            pc_padding: args
+                .pc_padding
+                .or(theme.pc_padding)
+                .unwrap_or(frame.pc_padding),
         },
         font_family: args.font.clone().or_else(|| theme.font_family.clone()),
-        font_size: args.fontsize.or(theme.font_size).unwrap_or(defaults.font_size),
+        font_size: args
+            .fontsize
+            .or(theme.font_size)
+            .unwrap_or(defaults.font_size),
         header,
         cursor: !args.no_cursor,
         bold_is_bright: args.bold_is_bright,
@@ -360,13 +444,23 @@ fn background(values: &[String]) -> Result<Option<Background>, CliError> {
         let ok = Rgb::parse_hex(c).is_some()
             || (c.starts_with("rgb") && c.ends_with(')'))
             || (!c.is_empty() && c.chars().all(|ch| ch.is_ascii_alphabetic()));
-        if ok { Ok(c.to_string()) } else { Err(CliError::new(format!("'{c}' is not a colour or an image file"))) }
+        if ok {
+            Ok(c.to_string())
+        } else {
+            Err(CliError::new(format!(
+                "'{c}' is not a colour or an image file"
+            )))
+        }
     };
     Ok(match values {
         [] => None,
-        [one] if Path::new(one).is_file() => Some(Background::Image(image_data_uri(Path::new(one))?)),
+        [one] if Path::new(one).is_file() => {
+            Some(Background::Image(image_data_uri(Path::new(one))?))
+        }
         [one] => match one.split_once(':') {
-            Some((a, b)) if !one.starts_with("rgb") => Some(Background::Gradient(check(a)?, check(b)?)),
+            Some((a, b)) if !one.starts_with("rgb") => {
+                Some(Background::Gradient(check(a)?, check(b)?))
+            }
             _ => Some(Background::Color(check(one)?)),
         },
         [a, b] => Some(Background::Gradient(check(a)?, check(b)?)),
@@ -376,14 +470,27 @@ fn background(values: &[String]) -> Result<Option<Background>, CliError> {
 
 fn image_data_uri(path: &Path) -> Result<String, CliError> {
     use base64::Engine;
-    let mime = match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+    let mime = match path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
         Some("png") => "image/png",
         Some("jpg" | "jpeg") => "image/jpeg",
         Some("gif") => "image/gif",
         Some("webp") => "image/webp",
         Some("svg") => "image/svg+xml",
-        _ => return Err(CliError::new(format!("{}: background images must be .png, .jpg, .gif, .webp or .svg", path.display()))),
+        _ => {
+            return Err(CliError::new(format!(
+                "{}: background images must be .png, .jpg, .gif, .webp or .svg",
+                path.display()
+            )))
+        }
     };
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    Ok(format!("data:{mime};base64,{}", base64::engine::general_purpose::STANDARD.encode(bytes)))
+    Ok(format!(
+        "data:{mime};base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    ))
 }

@@ -13,7 +13,10 @@ pub struct CliError {
 impl CliError {
     /// A failure with exit code 1.
     pub fn new(message: impl Into<String>) -> CliError {
-        CliError { message: message.into(), code: 1 }
+        CliError {
+            message: message.into(),
+            code: 1,
+        }
     }
 }
 

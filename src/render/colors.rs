@@ -24,19 +24,30 @@ impl Palette {
     pub fn new(theme: &Theme, overrides: &[(u8, Rgb)], bold_is_bright: bool) -> Palette {
         let mut colors = [Rgb::new(0, 0, 0); 256];
         for (i, c) in colors.iter_mut().enumerate() {
-            *c = if i < 16 { theme.ansi[i] } else { xterm_256(i as u8) };
+            *c = if i < 16 {
+                theme.ansi[i]
+            } else {
+                xterm_256(i as u8)
+            };
         }
         for &(i, c) in overrides {
             colors[i as usize] = c;
         }
-        Palette { foreground: theme.foreground, background: theme.background, colors, bold_is_bright }
+        Palette {
+            foreground: theme.foreground,
+            background: theme.background,
+            colors,
+            bold_is_bright,
+        }
     }
 
     /// A colour as foreground (`Default` = the default foreground).
     pub fn fg(&self, c: Color, bold: bool) -> Rgb {
         match c {
             Color::Default => self.foreground,
-            Color::Indexed(i) if bold && self.bold_is_bright && i < 8 => self.colors[i as usize + 8],
+            Color::Indexed(i) if bold && self.bold_is_bright && i < 8 => {
+                self.colors[i as usize + 8]
+            }
             Color::Indexed(i) => self.colors[i as usize],
             Color::Rgb(rgb) => rgb,
         }

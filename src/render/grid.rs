@@ -67,7 +67,12 @@ pub struct Painter<'a> {
 }
 
 impl<'a> Painter<'a> {
-    pub fn new(layout: &'a Layout, palette: &'a Palette, fonts: &'a Fonts, appearance: &'a Appearance) -> Self {
+    pub fn new(
+        layout: &'a Layout,
+        palette: &'a Palette,
+        fonts: &'a Fonts,
+        appearance: &'a Appearance,
+    ) -> Self {
         Painter {
             layout,
             palette,
@@ -88,7 +93,10 @@ impl<'a> Painter<'a> {
         self.header_row = Some(text.to_string());
         let mut col = 0;
         for ch in text.chars() {
-            let cell = Cell { text: ch.to_string(), ..Cell::default() };
+            let cell = Cell {
+                text: ch.to_string(),
+                ..Cell::default()
+            };
             let width = unicode_width::UnicodeWidthChar::width(ch).unwrap_or(0);
             if width == 0 {
                 continue;
@@ -96,7 +104,10 @@ impl<'a> Painter<'a> {
             if col + width > self.layout.cols {
                 break;
             }
-            let cell = Cell { width: width as u8, ..cell };
+            let cell = Cell {
+                width: width as u8,
+                ..cell
+            };
             self.cell(0, col, &cell, false);
             col += width;
         }
@@ -105,12 +116,15 @@ impl<'a> Painter<'a> {
     /// Every row of `screen`, drawn from row `first_row` of the layout on.
     pub fn screen(&mut self, screen: &Screen, first_row: usize) {
         let cursor = &screen.cursor;
-        let draw_cursor = self.appearance.cursor && cursor.visible && cursor.row < screen.rows.len();
+        let draw_cursor =
+            self.appearance.cursor && cursor.visible && cursor.row < screen.rows.len();
         for (r, row) in screen.rows.iter().enumerate() {
             let drawn = first_row + r;
             let mut bg_run: Option<(Rgb, usize, usize)> = None;
             for (c, cell) in row.iter().enumerate() {
-                let at_cursor = draw_cursor && r == cursor.row && (c == cursor.col || (cell.width == 0 && c == cursor.col + 1));
+                let at_cursor = draw_cursor
+                    && r == cursor.row
+                    && (c == cursor.col || (cell.width == 0 && c == cursor.col + 1));
                 let block = at_cursor && cursor.shape == CursorShape::Block;
                 let (_, bg) = self.palette.cell_colors(cell, cell.inverse != block);
                 // Background runs, merged along the row.
@@ -118,7 +132,10 @@ impl<'a> Painter<'a> {
                     (Some((rgb, _, end)), Some(b)) if *rgb == b && *end == c => *end = c + 1,
                     (run, b) => {
                         if let Some((rgb, start, end)) = run.take() {
-                            self.backgrounds.entry(rgb).or_default().push((drawn, start, end));
+                            self.backgrounds
+                                .entry(rgb)
+                                .or_default()
+                                .push((drawn, start, end));
                         }
                         *run = b.map(|b| (b, c, c + 1));
                     }
@@ -131,7 +148,10 @@ impl<'a> Painter<'a> {
                 }
             }
             if let Some((rgb, start, end)) = bg_run {
-                self.backgrounds.entry(rgb).or_default().push((drawn, start, end));
+                self.backgrounds
+                    .entry(rgb)
+                    .or_default()
+                    .push((drawn, start, end));
             }
         }
     }
@@ -178,7 +198,9 @@ impl<'a> Painter<'a> {
             let entry = |alpha: u8, d: &str, shapes: &mut BTreeMap<(Rgb, u8), String>| {
                 shapes.entry((fg, alpha)).or_default().push_str(d);
             };
-            geometry::draw(first, x, y, w, cm.height, &mut |alpha, d| entry(alpha, d, &mut self.shapes));
+            geometry::draw(first, x, y, w, cm.height, &mut |alpha, d| {
+                entry(alpha, d, &mut self.shapes)
+            });
             return;
         }
         let face = FaceStyle::of(cell.bold, cell.italic);
@@ -186,7 +208,10 @@ impl<'a> Painter<'a> {
             (None, 0.0)
         } else {
             let r = self.fonts.resolve(text, face);
-            (if r.bundled { None } else { Some(r.family) }, r.advance * cm.font_size)
+            (
+                if r.bundled { None } else { Some(r.family) },
+                r.advance * cm.font_size,
+            )
         };
         if family.is_none() {
             self.used.entry(face).or_default().extend(text.chars());
@@ -201,7 +226,11 @@ impl<'a> Painter<'a> {
                 gx = x + (w - advance) / 2.0;
             }
         }
-        let link = cell.link.as_ref().map(|l| l.uri.clone()).filter(|u| is_safe_link(u));
+        let link = cell
+            .link
+            .as_ref()
+            .map(|l| l.uri.clone())
+            .filter(|u| is_safe_link(u));
         let alone = !single || first as u32 > 0xFFFF || size.is_some();
         self.glyphs.push(Glyph {
             row,
@@ -209,7 +238,12 @@ impl<'a> Painter<'a> {
             width: cell.width.max(1) as usize,
             x: gx,
             text: text.to_string(),
-            style: TextStyle { fill: fg, face, family, size },
+            style: TextStyle {
+                fill: fg,
+                face,
+                family,
+                size,
+            },
             link,
             alone,
         });
@@ -220,7 +254,10 @@ impl<'a> Painter<'a> {
         let t = (cm.font_size / 14.0).max(1.0);
         let under_y = y + cm.baseline + (cm.font_size * 0.12).round();
         if cell.underline != Underline::None {
-            let color = cell.underline_color.map(|c| self.palette.fg(c, false)).unwrap_or(fg);
+            let color = cell
+                .underline_color
+                .map(|c| self.palette.fg(c, false))
+                .unwrap_or(fg);
             let (kind, d) = match cell.underline {
                 Underline::Single => (Deco::Solid, rect_d(x, under_y, w, t)),
                 Underline::Double => {
@@ -254,15 +291,28 @@ impl<'a> Painter<'a> {
                     push_num(&mut d, under_y + t / 2.0);
                     d.push('h');
                     push_num(&mut d, w);
-                    (if cell.underline == Underline::Dotted { Deco::Dotted } else { Deco::Dashed }, d)
+                    (
+                        if cell.underline == Underline::Dotted {
+                            Deco::Dotted
+                        } else {
+                            Deco::Dashed
+                        },
+                        d,
+                    )
                 }
                 Underline::None => unreachable!(),
             };
-            self.decorations.entry((color, kind)).or_default().push_str(&d);
+            self.decorations
+                .entry((color, kind))
+                .or_default()
+                .push_str(&d);
         }
         if cell.strikethrough {
             let sy = y + cm.baseline - (cm.font_size * 0.3).round();
-            self.decorations.entry((fg, Deco::Solid)).or_default().push_str(&rect_d(x, sy, w, t));
+            self.decorations
+                .entry((fg, Deco::Solid))
+                .or_default()
+                .push_str(&rect_d(x, sy, w, t));
         }
     }
 
@@ -365,15 +415,26 @@ impl<'a> Painter<'a> {
 
     /// Text elements; returns the CSS of the classes they use.
     fn write_text(&self, out: &mut String) -> String {
-        let default = TextStyle { fill: self.palette.foreground, face: FaceStyle::Regular, family: None, size: None };
+        let default = TextStyle {
+            fill: self.palette.foreground,
+            face: FaceStyle::Regular,
+            family: None,
+            size: None,
+        };
         // A style used by more than one element gets a class; a one-off one gets attributes.
         let mut uses: BTreeMap<&TextStyle, usize> = BTreeMap::new();
         let mut order: Vec<&TextStyle> = Vec::new();
         for (i, g) in self.glyphs.iter().enumerate() {
             let starts_run = i == 0 || {
                 let p = &self.glyphs[i - 1];
-                p.style != g.style || p.row != g.row || p.alone || g.alone || p.link != g.link
-                    || g.col != p.col + p.width || p.width != 1 || g.width != 1
+                p.style != g.style
+                    || p.row != g.row
+                    || p.alone
+                    || g.alone
+                    || p.link != g.link
+                    || g.col != p.col + p.width
+                    || p.width != 1
+                    || g.width != 1
             };
             if starts_run && g.style != default {
                 let n = uses.entry(&g.style).or_insert(0);
@@ -433,7 +494,11 @@ impl<'a> Painter<'a> {
                 continue;
             }
             let mut j = i;
-            while j < self.glyphs.len() && !self.glyphs[j].alone && self.glyphs[j].row == g.row && self.glyphs[j].link == g.link {
+            while j < self.glyphs.len()
+                && !self.glyphs[j].alone
+                && self.glyphs[j].row == g.row
+                && self.glyphs[j].link == g.link
+            {
                 j += 1;
             }
             let run = &self.glyphs[i..j];
@@ -446,7 +511,11 @@ impl<'a> Painter<'a> {
                 let mut e = k + 1;
                 while e < run.len() {
                     let (p, n) = (&run[e - 1], &run[e]);
-                    if n.style != p.style || n.col != p.col + p.width || p.width != 1 || n.width != 1 {
+                    if n.style != p.style
+                        || n.col != p.col + p.width
+                        || p.width != 1
+                        || n.width != 1
+                    {
                         break;
                     }
                     e += 1;
@@ -475,8 +544,16 @@ impl<'a> Painter<'a> {
     }
 
     fn family_stack(&self, family: &str) -> String {
-        let stack = self.appearance.font_family.as_deref().unwrap_or(DEFAULT_FONT_STACK);
-        format!("\"{}\",{}", family.replace(['"', '<', '>', '&', ';', '{', '}'], ""), stack)
+        let stack = self
+            .appearance
+            .font_family
+            .as_deref()
+            .unwrap_or(DEFAULT_FONT_STACK);
+        format!(
+            "\"{}\",{}",
+            family.replace(['"', '<', '>', '&', ';', '{', '}'], ""),
+            stack
+        )
     }
 
     fn style_css(&self, s: &TextStyle) -> String {
@@ -548,7 +625,9 @@ fn close_link(out: &mut String, link: &Option<String>) {
 /// Only these OSC 8 link schemes become live links (RC-14).
 fn is_safe_link(uri: &str) -> bool {
     let lower = uri.to_ascii_lowercase();
-    ["http://", "https://", "mailto:"].iter().any(|s| lower.starts_with(s))
+    ["http://", "https://", "mailto:"]
+        .iter()
+        .any(|s| lower.starts_with(s))
 }
 
 /// Short class names: A, B, … Z, BA, BB, … (never clashes with the lowercase `bg`).

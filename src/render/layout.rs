@@ -22,7 +22,9 @@ impl CellMetrics {
     pub fn new(m: &Metrics, font_size: f32) -> CellMetrics {
         CellMetrics {
             width: m.advance * font_size,
-            height: ((m.ascender + m.descender + m.line_gap) * font_size).round().max(1.0),
+            height: ((m.ascender + m.descender + m.line_gap) * font_size)
+                .round()
+                .max(1.0),
             baseline: (m.ascender * font_size).round(),
             font_size,
         }
@@ -69,13 +71,23 @@ pub struct Spacing {
 
 impl Layout {
     /// Lays out `cols` × `rows` cells (`rows` includes a header row) in `frame`.
-    pub fn new(frame: &Frame, spacing: Spacing, cell: CellMetrics, cols: usize, rows: usize) -> Layout {
+    pub fn new(
+        frame: &Frame,
+        spacing: Spacing,
+        cell: CellMetrics,
+        cols: usize,
+        rows: usize,
+    ) -> Layout {
         let ins = frame.insets;
         let term_w = cols as f32 * cell.width + 2.0 * spacing.padding;
         let term_h = rows as f32 * cell.height + 2.0 * spacing.padding;
         let win_w = ins.left + ins.right + 2.0 * spacing.margin + term_w;
         let win_h = ins.top + ins.bottom + 2.0 * spacing.margin + term_h;
-        let (off, extra) = if frame.pc { (spacing.pc_padding, frame.shadow_offset) } else { (0.0, 0.0) };
+        let (off, extra) = if frame.pc {
+            (spacing.pc_padding, frame.shadow_offset)
+        } else {
+            (0.0, 0.0)
+        };
         let terminal = Rect {
             x: off + ins.left + spacing.margin,
             y: off + ins.top + spacing.margin,
@@ -85,7 +97,12 @@ impl Layout {
         Layout {
             canvas_width: win_w + 2.0 * off + extra,
             canvas_height: win_h + 2.0 * off + extra,
-            window: Rect { x: off, y: off, w: win_w, h: win_h },
+            window: Rect {
+                x: off,
+                y: off,
+                w: win_w,
+                h: win_h,
+            },
             terminal,
             grid_x: terminal.x + spacing.padding,
             grid_y: terminal.y + spacing.padding,

@@ -8,9 +8,9 @@
 
 pub mod chrome;
 mod colors;
-mod grid;
 pub mod fonts;
 pub mod geometry;
+mod grid;
 pub mod layout;
 pub mod svg;
 pub mod theme;
@@ -91,7 +91,11 @@ impl Default for Appearance {
             background_color: None,
             canvas: None,
             opacity: 1.0,
-            spacing: Spacing { padding: 8.0, margin: 0.0, pc_padding: 20.0 },
+            spacing: Spacing {
+                padding: 8.0,
+                margin: 0.0,
+                pc_padding: 20.0,
+            },
             font_family: None,
             font_size: 14.0,
             header: None,
@@ -125,7 +129,13 @@ pub fn render_svg(screen: &Screen, appearance: &Appearance, fonts: &Fonts) -> St
     let cell = CellMetrics::new(&fonts.metrics(), appearance.font_size);
     let header_rows = usize::from(appearance.header.is_some());
     let rows = screen.rows.len().max(1) + header_rows;
-    let layout = Layout::new(&appearance.frame, appearance.spacing, cell, screen.width, rows);
+    let layout = Layout::new(
+        &appearance.frame,
+        appearance.spacing,
+        cell,
+        screen.width,
+        rows,
+    );
     let palette = appearance.palette(screen);
 
     let mut body = String::new();
@@ -140,7 +150,9 @@ pub fn render_svg(screen: &Screen, appearance: &Appearance, fonts: &Fonts) -> St
     }
     let w = layout.window;
     chrome::draw(&mut body, &appearance.frame, w.x, w.y, w.w, w.h);
-    if appearance.frame.terminal_fill != TerminalFill::Transparent || appearance.background_color.is_some() {
+    if appearance.frame.terminal_fill != TerminalFill::Transparent
+        || appearance.background_color.is_some()
+    {
         let t = layout.terminal;
         body.push_str("<rect class=\"bg\" x=\"");
         push_num(&mut body, t.x);
@@ -160,7 +172,10 @@ pub fn render_svg(screen: &Screen, appearance: &Appearance, fonts: &Fonts) -> St
         body.push_str("</g>");
     }
 
-    let font_stack = appearance.font_family.as_deref().unwrap_or(DEFAULT_FONT_STACK);
+    let font_stack = appearance
+        .font_family
+        .as_deref()
+        .unwrap_or(DEFAULT_FONT_STACK);
     let mut painter = grid::Painter::new(&layout, &palette, fonts, appearance);
     if let Some(header) = &appearance.header {
         painter.header(header);
@@ -179,7 +194,10 @@ pub fn render_svg(screen: &Screen, appearance: &Appearance, fonts: &Fonts) -> St
     out.push(' ');
     push_num(&mut out, layout.canvas_height);
     out.push_str("\"><style>");
-    let embeds_bundled = appearance.font_family.as_deref().is_none_or(|f| f.contains(fonts::BUNDLED_FAMILY));
+    let embeds_bundled = appearance
+        .font_family
+        .as_deref()
+        .is_none_or(|f| f.contains(fonts::BUNDLED_FAMILY));
     if appearance.embed_fonts && embeds_bundled {
         out.push_str(&fonts.embed_css(&used_chars));
     }
@@ -202,7 +220,9 @@ pub fn render_svg(screen: &Screen, appearance: &Appearance, fonts: &Fonts) -> St
 
 /// Makes a CSS value safe inside `<style>`: no `<`, `&` or `}` can end the element or rule.
 fn css_escape(s: &str) -> String {
-    s.chars().filter(|c| !matches!(c, '<' | '>' | '&' | '{' | '}' | ';')).collect()
+    s.chars()
+        .filter(|c| !matches!(c, '<' | '>' | '&' | '{' | '}' | ';'))
+        .collect()
 }
 
 fn output_size(size: Option<OutputSize>, w: f32, h: f32) -> (f32, f32) {

@@ -11,7 +11,9 @@ use alacritty_terminal::term::cell::{Cell as TermCell, Flags};
 use alacritty_terminal::term::{Config, Term, TermMode};
 use alacritty_terminal::vte::ansi::{self, CursorShape as TermCursorShape, NamedColor, Processor};
 
-use super::screen::{xterm_256, Cell, Color, Cursor, CursorShape, Link, Modes, Rgb, Screen, Underline};
+use super::screen::{
+    xterm_256, Cell, Color, Cursor, CursorShape, Link, Modes, Rgb, Screen, Underline,
+};
 
 /// Lines of scrollback the emulator keeps.
 pub const SCROLLBACK_LINES: usize = 10_000;
@@ -92,8 +94,14 @@ impl Emulator {
     /// A terminal of `cols` × `rows` cells (each at least 1), default modes, empty scrollback.
     pub fn new(cols: usize, rows: usize) -> Emulator {
         let events = Events::default();
-        let config = Config { scrolling_history: SCROLLBACK_LINES, ..Config::default() };
-        let size = Size { cols: cols.max(1), rows: rows.max(1) };
+        let config = Config {
+            scrolling_history: SCROLLBACK_LINES,
+            ..Config::default()
+        };
+        let size = Size {
+            cols: cols.max(1),
+            rows: rows.max(1),
+        };
         Emulator {
             term: Term::new(config, &size, events.clone()),
             parser: Processor::new(),
@@ -157,7 +165,10 @@ impl Emulator {
 
     /// Resizes the grid to `cols` × `rows` (each at least 1); content reflows as in alacritty.
     pub fn resize(&mut self, cols: usize, rows: usize) {
-        self.term.resize(Size { cols: cols.max(1), rows: rows.max(1) });
+        self.term.resize(Size {
+            cols: cols.max(1),
+            rows: rows.max(1),
+        });
     }
 
     fn drain_events(&mut self) {
@@ -167,7 +178,11 @@ impl Emulator {
                 Event::PtyWrite(text) => self.replies.extend_from_slice(text.as_bytes()),
                 Event::ColorRequest(index, format) => {
                     let rgb = self.query_color(index);
-                    let reply = format(ansi::Rgb { r: rgb.r, g: rgb.g, b: rgb.b });
+                    let reply = format(ansi::Rgb {
+                        r: rgb.r,
+                        g: rgb.g,
+                        b: rgb.b,
+                    });
                     self.replies.extend_from_slice(reply.as_bytes());
                 }
                 Event::TextAreaSizeRequest(format) => {
@@ -287,7 +302,11 @@ fn convert_cell(cell: &TermCell) -> Cell {
         (" ".to_string(), 1)
     } else {
         let mut s = String::new();
-        s.push(if cell.c == '\0' || cell.c == '\t' { ' ' } else { cell.c });
+        s.push(if cell.c == '\0' || cell.c == '\t' {
+            ' '
+        } else {
+            cell.c
+        });
         if let Some(zw) = cell.zerowidth() {
             s.extend(zw);
         }
@@ -381,10 +400,24 @@ mod tests {
 
     #[test]
     fn hyperlinks_keep_only_explicit_ids() {
-        let s = screen("\x1b]8;;https://a.example\x1b\\x\x1b]8;id=7;https://b.example\x1b\\y\x1b]8;;\x1b\\");
+        let s = screen(
+            "\x1b]8;;https://a.example\x1b\\x\x1b]8;id=7;https://b.example\x1b\\y\x1b]8;;\x1b\\",
+        );
         let r = &s.rows[0];
-        assert_eq!(r[0].link, Some(Link { uri: "https://a.example".into(), id: None }));
-        assert_eq!(r[1].link, Some(Link { uri: "https://b.example".into(), id: Some("7".into()) }));
+        assert_eq!(
+            r[0].link,
+            Some(Link {
+                uri: "https://a.example".into(),
+                id: None
+            })
+        );
+        assert_eq!(
+            r[1].link,
+            Some(Link {
+                uri: "https://b.example".into(),
+                id: Some("7".into())
+            })
+        );
         assert_eq!(r[2].link, None);
     }
 
@@ -401,7 +434,10 @@ mod tests {
     #[test]
     fn cursor_shape_visibility_and_modes() {
         let s = screen("ab\x1b[5 q\x1b[?1h\x1b=\x1b[?2004h\x1b[?1000h");
-        assert_eq!((s.cursor.row, s.cursor.col, s.cursor.shape), (0, 2, CursorShape::Bar));
+        assert_eq!(
+            (s.cursor.row, s.cursor.col, s.cursor.shape),
+            (0, 2, CursorShape::Bar)
+        );
         assert!(s.cursor.visible);
         assert!(s.modes.application_cursor && s.modes.application_keypad);
         assert!(s.modes.bracketed_paste && s.modes.mouse_reporting);

@@ -202,7 +202,12 @@ impl Screen {
             height,
             rows: vec![vec![Cell::default(); width]; height],
             scrollback_rows: 0,
-            cursor: Cursor { row: 0, col: 0, visible: true, shape: CursorShape::Block },
+            cursor: Cursor {
+                row: 0,
+                col: 0,
+                visible: true,
+                shape: CursorShape::Block,
+            },
             modes: Modes::default(),
             title: None,
             palette_overrides: Vec::new(),
@@ -276,7 +281,9 @@ impl Screen {
     /// Index of the last row that holds anything visible (text or a non-default background),
     /// or `None` when every row is blank.
     pub fn last_content_row(&self) -> Option<usize> {
-        self.rows.iter().rposition(|row| row.iter().any(|c| !c.is_blank()))
+        self.rows
+            .iter()
+            .rposition(|row| row.iter().any(|c| !c.is_blank()))
     }
 }
 
