@@ -149,6 +149,9 @@ pub fn run_command(opts: &CommandCapture) -> Result<Capture, SpawnError> {
 
 /// Feeds raw terminal output from `input` (pipe mode) into a `cols` × `rows` terminal until the
 /// end of input, or until `timeout` (then [`Status::Partial`]). Queries are not answered.
+///
+/// Each LF is fed as CR LF, as a PTY's output processing (`onlcr`) would do for a program that
+/// wrote to a terminal.
 pub fn run_bytes(
     input: Box<dyn Read + Send>,
     cols: u16,
@@ -166,7 +169,7 @@ pub fn run_bytes(
             None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
         };
         match chunk {
-            Ok(Chunk::Data(bytes)) => emulator.advance(&bytes),
+            Ok(Chunk::Data(bytes)) => emulator.advance(&onlcr(&bytes)),
             Ok(Chunk::End) | Err(RecvTimeoutError::Disconnected) => break,
             Err(RecvTimeoutError::Timeout) => {
                 status = Status::Partial;
@@ -183,4 +186,16 @@ pub fn run_bytes(
         exit: None,
         duration: start.elapsed(),
     }
+}
+
+/// LF → CR LF (termios `onlcr`).
+fn onlcr(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len() + bytes.len() / 32);
+    for &b in bytes {
+        if b == b'\n' {
+            out.push(b'\r');
+        }
+        out.push(b);
+    }
+    out
 }

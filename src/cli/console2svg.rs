@@ -305,10 +305,14 @@ fn run_capture(args: CaptureArgs) -> Result<(), CliError> {
             query_colors,
         })?
     };
+    let mut full = capture.screen.clone();
+    if args.no_cursor {
+        full.cursor.visible = false;
+    }
     let screen = if args.height.is_some() {
-        capture.screen.viewport()
+        full.viewport()
     } else {
-        capture.screen.to_content()
+        full.to_content()
     };
     let fonts = Fonts::new();
     let svg = render::render_svg(&screen, &appearance, &fonts);

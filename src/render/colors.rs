@@ -14,7 +14,8 @@ pub struct Palette {
     pub foreground: Rgb,
     pub background: Rgb,
     pub colors: [Rgb; 256],
-    /// Bold text in colours 0–7 uses 8–15 (off by default; RC-09).
+    /// Bold text in the named colours 0–7 (SGR 30–37) uses 8–15; off by default, and never
+    /// for `38;5;n` or truecolor (shared/cases/rendering.md RC-09).
     pub bold_is_bright: bool,
 }
 
@@ -45,10 +46,8 @@ impl Palette {
     pub fn fg(&self, c: Color, bold: bool) -> Rgb {
         match c {
             Color::Default => self.foreground,
-            Color::Indexed(i) if bold && self.bold_is_bright && i < 8 => {
-                self.colors[i as usize + 8]
-            }
-            Color::Indexed(i) => self.colors[i as usize],
+            Color::Named(i) if bold && self.bold_is_bright && i < 8 => self.colors[i as usize + 8],
+            Color::Named(i) | Color::Indexed(i) => self.colors[i as usize],
             Color::Rgb(rgb) => rgb,
         }
     }
@@ -57,7 +56,7 @@ impl Palette {
     pub fn bg(&self, c: Color) -> Rgb {
         match c {
             Color::Default => self.background,
-            Color::Indexed(i) => self.colors[i as usize],
+            Color::Named(i) | Color::Indexed(i) => self.colors[i as usize],
             Color::Rgb(rgb) => rgb,
         }
     }

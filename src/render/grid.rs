@@ -470,10 +470,9 @@ impl<'a> Painter<'a> {
             }
         };
 
-        // Each row (or a link's run within it) is one <text>; inside it, each segment of
-        // glyphs that are adjacent, narrow and alike is one <tspan> whose x list gives every
-        // glyph its column. Viewers that read only the first x of a list (librsvg) still put
-        // every segment at its column.
+        // Each row (or a link's run within it) is one <text> whose x list gives every glyph its
+        // column; inside it, segments of glyphs that are adjacent, narrow and alike share one
+        // <tspan> when they need a style or a re-sync x.
         let mut i = 0;
         while i < self.glyphs.len() {
             let g = &self.glyphs[i];
@@ -502,38 +501,48 @@ impl<'a> Painter<'a> {
                 j += 1;
             }
             let run = &self.glyphs[i..j];
+            let adjacent =
+                |p: &Glyph, n: &Glyph| n.col == p.col + p.width && p.width == 1 && n.width == 1;
             self.open_link(out, &g.link);
             out.push_str("<text y=\"");
             push_num(out, y);
+            out.push_str("\" x=\"");
+            for (m, r) in run.iter().enumerate() {
+                if m > 0 {
+                    out.push(' ');
+                }
+                push_num(out, r.x);
+            }
             out.push_str("\">");
             let mut k = 0;
             while k < run.len() {
                 let mut e = k + 1;
-                while e < run.len() {
-                    let (p, n) = (&run[e - 1], &run[e]);
-                    if n.style != p.style
-                        || n.col != p.col + p.width
-                        || p.width != 1
-                        || n.width != 1
-                    {
-                        break;
-                    }
+                while e < run.len()
+                    && run[e].style == run[k].style
+                    && adjacent(&run[e - 1], &run[e])
+                {
                     e += 1;
                 }
-                out.push_str("<tspan x=\"");
-                for (m, r) in run[k..e].iter().enumerate() {
-                    if m > 0 {
-                        out.push(' ');
+                // The parent's x list places every glyph; a segment after a gap or a wide glyph
+                // repeats its own first x for viewers that read only the first x of a list.
+                let resync = k > 0 && !adjacent(&run[k - 1], &run[k]);
+                let plain = !resync && run[k].style == default;
+                if !plain {
+                    out.push_str("<tspan");
+                    if resync {
+                        out.push_str(" x=\"");
+                        push_num(out, run[k].x);
+                        out.push('"');
                     }
-                    push_num(out, r.x);
+                    style_attrs(out, &run[k].style);
+                    out.push('>');
                 }
-                out.push('"');
-                style_attrs(out, &run[k].style);
-                out.push('>');
                 for r in &run[k..e] {
                     push_text(out, &r.text);
                 }
-                out.push_str("</tspan>");
+                if !plain {
+                    out.push_str("</tspan>");
+                }
                 k = e;
             }
             out.push_str("</text>");

@@ -278,16 +278,16 @@ fn convert_color(c: ansi::Color) -> Color {
         ansi::Color::Spec(rgb) => Color::Rgb(Rgb::new(rgb.r, rgb.g, rgb.b)),
         ansi::Color::Indexed(i) => Color::Indexed(i),
         ansi::Color::Named(n) => match n as usize {
-            i @ 0..=15 => Color::Indexed(i as u8),
+            i @ 0..=15 => Color::Named(i as u8),
             _ => match n {
-                NamedColor::DimBlack => Color::Indexed(0),
-                NamedColor::DimRed => Color::Indexed(1),
-                NamedColor::DimGreen => Color::Indexed(2),
-                NamedColor::DimYellow => Color::Indexed(3),
-                NamedColor::DimBlue => Color::Indexed(4),
-                NamedColor::DimMagenta => Color::Indexed(5),
-                NamedColor::DimCyan => Color::Indexed(6),
-                NamedColor::DimWhite => Color::Indexed(7),
+                NamedColor::DimBlack => Color::Named(0),
+                NamedColor::DimRed => Color::Named(1),
+                NamedColor::DimGreen => Color::Named(2),
+                NamedColor::DimYellow => Color::Named(3),
+                NamedColor::DimBlue => Color::Named(4),
+                NamedColor::DimMagenta => Color::Named(5),
+                NamedColor::DimCyan => Color::Named(6),
+                NamedColor::DimWhite => Color::Named(7),
                 _ => Color::Default,
             },
         },
@@ -382,7 +382,7 @@ mod tests {
         assert_eq!(r[0].fg, Color::Rgb(Rgb::new(68, 68, 68)));
         assert_eq!(r[1].fg, Color::Rgb(Rgb::new(255, 0, 0)));
         assert_eq!(r[2].fg, Color::Indexed(208));
-        assert_eq!(r[3].fg, Color::Indexed(10));
+        assert_eq!(r[3].fg, Color::Named(10));
         assert_eq!(r[4].underline, Underline::Curly);
         assert_eq!(r[4].underline_color, Some(Color::Rgb(Rgb::new(1, 2, 3))));
     }

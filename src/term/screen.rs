@@ -43,15 +43,19 @@ impl Rgb {
 
 /// A cell colour as the program set it; the theme resolves it to [`Rgb`] at render time.
 ///
-/// SGR 30–37/40–47 give `Indexed(0..=7)`, SGR 90–97/100–107 give `Indexed(8..=15)`,
+/// SGR 30–37/40–47 give `Named(0..=7)`, SGR 90–97/100–107 give `Named(8..=15)`,
 /// `38;5;n` gives `Indexed(n)`, `38;2;r;g;b` (and the colon form `38:2::r:g:b`) gives `Rgb`.
+/// `Named` and `Indexed` differ only in that bold-is-bright applies to `Named` colours alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
 #[serde(rename_all = "lowercase", tag = "kind", content = "value")]
 pub enum Color {
     /// The default foreground or background (SGR 39 / 49).
     #[default]
     Default,
-    /// A palette index 0–255 (xterm 256-colour palette; 0–15 come from the theme).
+    /// One of the 16 theme colours, set by SGR 30–37, 40–47, 90–97, 100–107.
+    Named(u8),
+    /// A palette index 0–255 set by `38;5;n`/`48;5;n` (xterm 256-colour palette; 0–15 come from
+    /// the theme).
     Indexed(u8),
     /// A direct 24-bit colour.
     Rgb(Rgb),

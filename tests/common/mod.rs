@@ -1,0 +1,366 @@
+//! Shared helpers for the integration tests: run the real `console2svg` binary, parse the SVG
+//! it wrote, rasterise it with resvg (bundled fonts plus the system's fallback fonts).
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use assert_cmd::Command;
+use resvg::tiny_skia;
+use resvg::usvg::{self, fontdb};
+
+/// Default layout of a capture without a frame: padding 8 px, cells 8.4 × 18 px, baseline 14.
+pub const PAD: f32 = 8.0;
+pub const CELL_W: f32 = 8.4;
+pub const CELL_H: f32 = 18.0;
+pub const BASELINE: f32 = 14.0;
+
+/// Left x of column `col` in a default capture.
+pub fn col_x(col: usize) -> f32 {
+    PAD + col as f32 * CELL_W
+}
+
+/// Top y of row `row` in a default capture.
+pub fn row_y(row: usize) -> f32 {
+    PAD + row as f32 * CELL_H
+}
+
+/// The binary under test.
+pub fn console2svg() -> Command {
+    Command::cargo_bin("console2svg").expect("binary built")
+}
+
+/// A scratch directory.
+pub fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir().expect("tempdir")
+}
+
+/// Result of capturing one `printf` line (a rendering case).
+pub struct Case {
+    pub svg: String,
+    pub json: serde_json::Value,
+    pub dir: tempfile::TempDir,
+}
+
+/// Captures `bash case.sh` where case.sh holds `line`, with extra capture `args`.
+pub fn capture_script(line: &str, args: &[&str]) -> Case {
+    let dir = tempdir();
+    std::fs::write(dir.path().join("case.sh"), format!("{line}\n")).unwrap();
+    let out = dir.path().join("out.svg");
+    let assert = console2svg()
+        .current_dir(dir.path())
+        .arg("capture")
+        .arg("--json")
+        .arg("-o")
+        .arg(&out)
+        .args(args)
+        .args(["--", "bash", "case.sh"])
+        .assert()
+        .success();
+    let json: serde_json::Value =
+        serde_json::from_slice(&assert.get_output().stdout).expect("JSON reply");
+    let svg = std::fs::read_to_string(&out).expect("svg written");
+    Case { svg, json, dir }
+}
+
+/// One drawn glyph: its text (a cluster), x, and baseline y, as the SVG positions it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlacedGlyph {
+    pub text: String,
+    pub x: f32,
+    pub y: f32,
+    /// `href` of an enclosing `<a>`, if any.
+    pub href: Option<String>,
+    /// Effective fill (attribute or class), if set on the tspan/text.
+    pub fill: Option<String>,
+    pub bold: bool,
+}
+
+fn attr_list(v: Option<&str>) -> Vec<f32> {
+    v.map(|s| {
+        s.split([' ', ','])
+            .filter(|t| !t.is_empty())
+            .map(|t| t.parse().unwrap())
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+/// Every glyph the SVG draws as text, in document order, with its position.
+///
+/// Only our own structure is understood: `<text y>` with `<tspan x="list">` children, or a
+/// lone `<text x y>`; classes are resolved against the `<style>` rules.
+pub fn glyphs(svg: &str) -> Vec<PlacedGlyph> {
+    let doc = roxmltree::Document::parse(svg).expect("well-formed SVG");
+    let css: String = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("style"))
+        .filter_map(|n| n.text())
+        .collect();
+    let class_decl = |class: &str| -> String {
+        let key = format!(".{class}{{");
+        css.find(&key)
+            .map(|i| css[i + key.len()..].split('}').next().unwrap().to_string())
+            .unwrap_or_default()
+    };
+    let mut out = Vec::new();
+    for text in doc.descendants().filter(|n| n.has_tag_name("text")) {
+        let href = text
+            .ancestors()
+            .find(|a| a.has_tag_name("a"))
+            .and_then(|a| a.attribute("href"))
+            .map(str::to_string);
+        let y = text
+            .attribute("y")
+            .map(|v| v.parse::<f32>().unwrap())
+            .unwrap();
+        let mut xs = attr_list(text.attribute("x"));
+        let style_of = |n: roxmltree::Node| {
+            let decl = n.attribute("class").map(class_decl).unwrap_or_default();
+            let fill = n.attribute("fill").map(str::to_string).or_else(|| {
+                decl.split(';')
+                    .find_map(|d| d.strip_prefix("fill:"))
+                    .map(str::to_string)
+            });
+            let bold =
+                n.attribute("font-weight") == Some("700") || decl.contains("font-weight:700");
+            (fill, bold)
+        };
+        let total: usize = text
+            .descendants()
+            .filter(|d| d.is_text())
+            .map(|d| d.text().unwrap().chars().count())
+            .sum();
+        if xs.len() == 1 && total > 1 && !text.children().any(|c| c.has_tag_name("tspan")) {
+            // A lone cluster of several code points at one x.
+            let (fill, bold) = style_of(text);
+            let content: String = text
+                .descendants()
+                .filter(|d| d.is_text())
+                .filter_map(|d| d.text())
+                .collect();
+            out.push(PlacedGlyph {
+                text: content,
+                x: xs[0],
+                y,
+                href,
+                fill,
+                bold,
+            });
+            continue;
+        }
+        // SVG character positioning: the <text> x list by character index, overridden by a
+        // <tspan>'s own x list for its characters.
+        let mut index = 0;
+        let mut chars = Vec::new();
+        for child in text.children() {
+            let part = if child.has_tag_name("tspan") {
+                child
+            } else {
+                text
+            };
+            let content: String = if child.is_text() {
+                child.text().unwrap().to_string()
+            } else {
+                child
+                    .descendants()
+                    .filter(|d| d.is_text())
+                    .filter_map(|d| d.text())
+                    .collect()
+            };
+            let own = if child.has_tag_name("tspan") {
+                attr_list(child.attribute("x"))
+            } else {
+                vec![]
+            };
+            for (k, x) in own.iter().enumerate() {
+                if index + k < xs.len() {
+                    xs[index + k] = *x;
+                }
+            }
+            let (fill, bold) = style_of(part);
+            for c in content.chars() {
+                chars.push((c, index, fill.clone(), bold));
+                index += 1;
+            }
+        }
+        assert_eq!(xs.len(), chars.len(), "one x per character in <text y={y}>");
+        for (c, i, fill, bold) in chars {
+            out.push(PlacedGlyph {
+                text: c.to_string(),
+                x: xs[i],
+                y,
+                href: href.clone(),
+                fill,
+                bold,
+            });
+        }
+    }
+    out
+}
+
+/// The glyphs of drawn row `row` (by baseline), left to right.
+pub fn row_glyphs(svg: &str, row: usize) -> Vec<PlacedGlyph> {
+    let y = row_y(row) + BASELINE;
+    let mut g: Vec<PlacedGlyph> = glyphs(svg)
+        .into_iter()
+        .filter(|g| (g.y - y).abs() < 0.01)
+        .collect();
+    g.sort_by(|a, b| a.x.partial_cmp(&b.x).unwrap());
+    g
+}
+
+/// The x of the first glyph whose text is `text` on row `row`.
+pub fn x_of(svg: &str, row: usize, text: &str) -> f32 {
+    row_glyphs(svg, row)
+        .into_iter()
+        .find(|g| g.text == text)
+        .unwrap_or_else(|| panic!("no glyph {text:?} on row {row}"))
+        .x
+}
+
+/// Asserts that the first glyph `text` on row `row` starts at column `col`.
+#[track_caller]
+pub fn assert_col(svg: &str, row: usize, text: &str, col: usize) {
+    let x = x_of(svg, row, text);
+    assert!(
+        (x - col_x(col)).abs() < 0.01,
+        "{text:?} on row {row} at x={x}, expected col {col} (x={})",
+        col_x(col)
+    );
+}
+
+/// The column a narrow glyph's x stands for.
+pub fn col_of(x: f32) -> f32 {
+    (x - PAD) / CELL_W
+}
+
+/// The repository root (for bundled fonts and snapshots).
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn font_db() -> Arc<fontdb::Database> {
+    static DB: OnceLock<Arc<fontdb::Database>> = OnceLock::new();
+    DB.get_or_init(|| {
+        let mut db = fontdb::Database::new();
+        for entry in std::fs::read_dir(repo().join("fonts")).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "ttf") {
+                db.load_font_file(&path).unwrap();
+            }
+        }
+        db.load_system_fonts();
+        db.set_monospace_family("JetBrains Mono");
+        Arc::new(db)
+    })
+    .clone()
+}
+
+/// Rasterises `svg` at `zoom` with resvg.
+pub fn raster(svg: &str, zoom: f32) -> tiny_skia::Pixmap {
+    let opts = usvg::Options {
+        fontdb: font_db(),
+        ..usvg::Options::default()
+    };
+    let tree = usvg::Tree::from_str(svg, &opts).expect("resvg parses the SVG");
+    let size = tree.size().to_int_size().scale_by(zoom).unwrap();
+    let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height()).unwrap();
+    resvg::render(
+        &tree,
+        tiny_skia::Transform::from_scale(zoom, zoom),
+        &mut pixmap.as_mut(),
+    );
+    pixmap
+}
+
+/// RGBA of pixel (x, y).
+pub fn pixel(p: &tiny_skia::Pixmap, x: u32, y: u32) -> [u8; 4] {
+    let c = p.pixel(x, y).unwrap().demultiply();
+    [c.red(), c.green(), c.blue(), c.alpha()]
+}
+
+/// Parses `#rrggbb`.
+pub fn rgb(hex: &str) -> [u8; 3] {
+    let v = u32::from_str_radix(hex.trim_start_matches('#'), 16).unwrap();
+    [(v >> 16) as u8, (v >> 8) as u8, v as u8]
+}
+
+/// Largest channel difference between a pixel and a colour.
+pub fn distance(p: [u8; 4], c: [u8; 3]) -> u8 {
+    (0..3).map(|i| p[i].abs_diff(c[i])).max().unwrap()
+}
+
+/// Bounding box (x0, y0, x1, y1), in px of the pixmap, of pixels inside the region (given in
+/// SVG px, scaled by `zoom`) that differ from `bg` by more than `tol`.
+pub fn ink_bbox(
+    p: &tiny_skia::Pixmap,
+    zoom: f32,
+    region: (f32, f32, f32, f32),
+    bg: [u8; 3],
+    tol: u8,
+) -> Option<(u32, u32, u32, u32)> {
+    let (x0, y0, x1, y1) = region;
+    let px = |v: f32, max: u32| ((v * zoom).round().max(0.0) as u32).min(max);
+    let (ax, ay, bx, by) = (
+        px(x0, p.width()),
+        px(y0, p.height()),
+        px(x1, p.width()),
+        px(y1, p.height()),
+    );
+    let mut bbox: Option<(u32, u32, u32, u32)> = None;
+    for y in ay..by {
+        for x in ax..bx {
+            if distance(pixel(p, x, y), bg) > tol {
+                bbox = Some(match bbox {
+                    None => (x, y, x, y),
+                    Some((a, b, c, d)) => (a.min(x), b.min(y), c.max(x), d.max(y)),
+                });
+            }
+        }
+    }
+    bbox
+}
+
+/// Compares `svg` with the reviewed golden file `snapshots/<name>.svg`.
+pub fn assert_golden(name: &str, svg: &str) {
+    insta::with_settings!({snapshot_path => repo().join("snapshots"), prepend_module_to_snapshot => false, omit_expression => true}, {
+        insta::assert_binary_snapshot!(&format!("{name}.svg"), svg.as_bytes().to_vec());
+    });
+}
+
+/// Path helper for readability.
+pub fn path(dir: &Path, name: &str) -> PathBuf {
+    dir.join(name)
+}
+
+/// Bounding box, in SVG px, of the pixels where two rasters of the same size differ by more
+/// than `tol` (what one capture draws that the other does not).
+pub fn diff_bbox(
+    a: &tiny_skia::Pixmap,
+    b: &tiny_skia::Pixmap,
+    zoom: f32,
+    tol: u8,
+) -> Option<(f32, f32, f32, f32)> {
+    assert_eq!((a.width(), a.height()), (b.width(), b.height()));
+    let mut bbox: Option<(u32, u32, u32, u32)> = None;
+    for y in 0..a.height() {
+        for x in 0..a.width() {
+            let (p, q) = (pixel(a, x, y), pixel(b, x, y));
+            if (0..3).any(|i| p[i].abs_diff(q[i]) > tol) {
+                bbox = Some(match bbox {
+                    None => (x, y, x + 1, y + 1),
+                    Some((x0, y0, x1, y1)) => (x0.min(x), y0.min(y), x1.max(x + 1), y1.max(y + 1)),
+                });
+            }
+        }
+    }
+    bbox.map(|(x0, y0, x1, y1)| {
+        (
+            x0 as f32 / zoom,
+            y0 as f32 / zoom,
+            x1 as f32 / zoom,
+            y1 as f32 / zoom,
+        )
+    })
+}
