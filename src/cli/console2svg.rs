@@ -417,6 +417,7 @@ fn appearance(args: &CaptureArgs) -> Result<Appearance, CliError> {
             padding: args
                 .padding
                 .or(theme.padding)
+                .or(frame.padding)
                 .unwrap_or(defaults.spacing.padding),
             margin: args
                 .margin

@@ -112,6 +112,8 @@ pub struct Frame {
     pub pc_padding: f32,
     /// Extra px reserved right and bottom (pc only; 0 otherwise). Nothing is drawn there.
     pub shadow_offset: f32,
+    /// Padding the frame asks for (`transparent`: 0), px; `--padding` and a theme's padding win.
+    pub padding: Option<f32>,
     /// What fills the terminal area.
     pub terminal_fill: TerminalFill,
     /// Desktop gradient the frame prefers (else the theme's).
@@ -503,6 +505,7 @@ struct RawFrame {
     pc: Option<bool>,
     pc_padding: Option<f32>,
     shadow_offset: Option<f32>,
+    padding: Option<f32>,
     terminal_fill: Option<FillRaw>,
     #[serde(default, deserialize_with = "color_pair")]
     desktop: Option<[Rgb; 2]>,
@@ -521,6 +524,7 @@ impl RawFrame {
             pc: self.pc.or(base.pc),
             pc_padding: self.pc_padding.or(base.pc_padding),
             shadow_offset: self.shadow_offset.or(base.shadow_offset),
+            padding: self.padding.or(base.padding),
             terminal_fill: self.terminal_fill.or(base.terminal_fill),
             desktop: self.desktop.or(base.desktop),
             elements: self.elements.or(base.elements),
@@ -652,6 +656,7 @@ fn finish(raw: RawFrame, origin: &str, default_name: &str) -> Result<Frame, Fram
     )?;
     let pc_padding = nonneg("pcPadding", raw.pc_padding.unwrap_or(20.0))?;
     let shadow_offset = nonneg("shadowOffset", raw.shadow_offset.unwrap_or(6.0))?;
+    let padding = raw.padding.map(|p| nonneg("padding", p)).transpose()?;
     let elements = raw.elements.unwrap_or_default();
     for (i, e) in elements.iter().enumerate() {
         check_element(e).map_err(|m| invalid(format!("elements[{i}]: {m}")))?;
@@ -664,6 +669,7 @@ fn finish(raw: RawFrame, origin: &str, default_name: &str) -> Result<Frame, Fram
         pc,
         pc_padding: if pc { pc_padding } else { 0.0 },
         shadow_offset: if pc { shadow_offset } else { 0.0 },
+        padding,
         terminal_fill: match raw.terminal_fill.unwrap_or(FillRaw::Palette) {
             FillRaw::Palette => TerminalFill::Palette,
             FillRaw::Transparent => TerminalFill::Transparent,
@@ -1002,10 +1008,8 @@ mod tests {
             load("windows-pc").unwrap().terminal_fill,
             TerminalFill::Color(hex("#0c0c0c"))
         );
-        assert_eq!(
-            load("cyberpunk").unwrap().terminal_fill,
-            TerminalFill::Color(hex("#090b1a"))
-        );
+        // The cyberpunk theme's own background (#090b1a) fills it, so a later `-t` can change it.
+        assert_eq!(load("cyberpunk").unwrap().terminal_fill, TerminalFill::Palette);
         assert_eq!(
             load("cyberpunk-pc").unwrap().desktop,
             Some([hex("#09051a"), hex("#17104a")])
