@@ -126,12 +126,19 @@ pub fn run_command(opts: &CommandCapture) -> Result<Capture, SpawnError> {
         }
     }
     if status == Status::Partial {
+        // The screen as it stood at the deadline: what the program draws while it is being
+        // killed (vim's "Caught deadly signal", a restored primary screen) is not part of it.
+        let screen = emulator.snapshot_with_scrollback();
         process.kill_group(KILL_GRACE);
-        exit = None;
-    } else {
-        // Leftover background members of the group lose their terminal with us.
-        process.kill_group(Duration::ZERO);
+        return Ok(Capture {
+            screen,
+            status,
+            exit: None,
+            duration: start.elapsed(),
+        });
     }
+    // Leftover background members of the group lose their terminal with us.
+    process.kill_group(Duration::ZERO);
     // Whatever is still buffered was already written by the program: keep it.
     while let Ok(Chunk::Data(bytes)) = rx.try_recv() {
         emulator.advance(&bytes);

@@ -92,6 +92,9 @@ pub fn spawn(
             reason: format!("working directory {} does not exist", spec.cwd.display()),
         });
     }
+    if let Some(reason) = not_executable(&argv[0], &spec.cwd) {
+        return Err(SpawnError::Start { program, reason });
+    }
     let pair = native_pty_system()
         .openpty(PtySize {
             rows: spec.rows,
@@ -188,6 +191,30 @@ impl PtyProcess {
         }
         signal_group(self.pid, rustix::process::Signal::KILL);
         self.child.wait().ok().map(|s| convert_exit(&s))
+    }
+}
+
+/// Why `program` cannot be executed (resolved against `PATH` when it has no `/`, else against
+/// `cwd`), or `None` when it can.
+fn not_executable(program: &std::ffi::OsStr, cwd: &std::path::Path) -> Option<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let runnable = |p: &std::path::Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    let path = std::path::Path::new(program);
+    if program.as_encoded_bytes().contains(&b'/') {
+        let full = cwd.join(path);
+        return match std::fs::metadata(&full) {
+            Err(e) => Some(e.to_string()),
+            Ok(_) if !runnable(&full) => Some("not an executable file".into()),
+            Ok(_) => None,
+        };
+    }
+    let search = std::env::var_os("PATH").unwrap_or_default();
+    if std::env::split_paths(&search).any(|dir| runnable(&cwd.join(dir).join(path))) {
+        None
+    } else {
+        Some("command not found".into())
     }
 }
 

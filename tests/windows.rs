@@ -12,7 +12,11 @@ fn capture(args: &[&str]) -> (String, f32, f32) {
         .args(["capture", "-o"])
         .arg(&out)
         .args(args)
-        .args(["--", "printf", r"hello \033[32mworld\033[0m\n\033[44;97m box \033[0m ┌─┐\n"])
+        .args([
+            "--",
+            "printf",
+            r"hello \033[32mworld\033[0m\n\033[44;97m box \033[0m ┌─┐\n",
+        ])
         .assert()
         .success();
     let svg = std::fs::read_to_string(&out).unwrap();
@@ -38,18 +42,43 @@ fn window_metrics_match_the_worked_sizes() {
     assert_eq!(with("windows-pc"), (400.0, 188.0));
     assert_eq!(with("windows"), (354.0, 142.0));
     assert_eq!(with("none"), (352.0, 106.0));
-    assert_eq!(with("transparent"), (336.0, 90.0), "transparent has no padding");
+    assert_eq!(
+        with("transparent"),
+        (336.0, 90.0),
+        "transparent has no padding"
+    );
 }
 
 /// themes.md §2: the cyberpunk docs render (100 columns, 7 rows + header, font 14).
 #[test]
 fn cyberpunk_matches_the_docs_render() {
-    let (svg, w, h) = capture(&["-t", "cyberpunk", "-w", "100", "-h", "7", "-c", "--no-cursor"]);
+    let (svg, w, h) = capture(&[
+        "-t",
+        "cyberpunk",
+        "-w",
+        "100",
+        "-h",
+        "7",
+        "-c",
+        "--no-cursor",
+    ]);
     assert_eq!((w, h), (882.0, 217.0));
     assert!(svg.contains("SYS://NEON-TERMINAL"));
-    assert!(svg.contains("<g opacity=\"0.85\">"), "theme opacity wraps the frame");
+    assert!(
+        svg.contains("<g opacity=\"0.85\">"),
+        "theme opacity wraps the frame"
+    );
     // The pc docs render has one more row: window 882×235 at (30,30) on a 952×305 canvas.
-    let (_, w, h) = capture(&["-t", "cyberpunk-pc", "-w", "100", "-h", "8", "-c", "--no-cursor"]);
+    let (_, w, h) = capture(&[
+        "-t",
+        "cyberpunk-pc",
+        "-w",
+        "100",
+        "-h",
+        "8",
+        "-c",
+        "--no-cursor",
+    ]);
     assert_eq!((w, h), (952.0, 305.0));
 }
 
@@ -57,17 +86,30 @@ fn cyberpunk_matches_the_docs_render() {
 fn macos_frame_draws_traffic_lights_and_a_rounded_terminal() {
     let (svg, _, _) = capture(&["-d", "macos", "-w", "40", "-h", "4", "--no-cursor"]);
     for (cx, fill) in [(14, "#ff5f57"), (30, "#febc2e"), (46, "#28c840")] {
-        assert!(svg.contains(&format!("cx=\"{cx}\" cy=\"14\" r=\"5\" fill=\"{fill}\"")), "{fill} light at {cx}: {svg}");
+        assert!(
+            svg.contains(&format!("cx=\"{cx}\" cy=\"14\" r=\"5\" fill=\"{fill}\"")),
+            "{fill} light at {cx}: {svg}"
+        );
     }
     let p = raster(&svg, 1.0);
     // The terminal area (dark palette background) starts below the 28 px title bar.
     assert!(distance(pixel(&p, 100, 40), rgb("#1e1e1e")) <= 2);
-    assert!(distance(pixel(&p, 100, 10), rgb("#2c2c2c")) <= 2, "title bar");
+    assert!(
+        distance(pixel(&p, 100, 10), rgb("#2c2c2c")) <= 2,
+        "title bar"
+    );
 }
 
 #[test]
 fn every_window_style_has_a_golden_svg() {
-    for style in ["none", "transparent", "macos", "windows", "macos-pc", "windows-pc"] {
+    for style in [
+        "none",
+        "transparent",
+        "macos",
+        "windows",
+        "macos-pc",
+        "windows-pc",
+    ] {
         let (svg, _, _) = capture(&["-d", style, "-w", "40", "-h", "3", "-c", "--no-cursor"]);
         raster(&svg, 1.0);
         assert_golden(&format!("window_{style}"), &svg);
@@ -83,7 +125,10 @@ fn themes_have_golden_svgs_and_their_palette() {
         ("cyberpunk", "#090b1a", "#55f7bd"),
     ] {
         let (svg, _, _) = capture(&["-t", theme, "-w", "40", "-h", "3", "--no-cursor"]);
-        assert!(svg.contains(&format!(".bg{{fill:{bg}}}")), "{theme} background");
+        assert!(
+            svg.contains(&format!(".bg{{fill:{bg}}}")),
+            "{theme} background"
+        );
         assert!(svg.contains(green), "{theme} green");
         assert_golden(&format!("theme_{theme}"), &svg);
     }
@@ -92,15 +137,42 @@ fn themes_have_golden_svgs_and_their_palette() {
 #[test]
 fn later_theme_wins_and_colour_overrides_apply() {
     let (svg, _, _) = capture(&["-t", "cyberpunk", "-t", "dracula", "-w", "40", "-h", "3"]);
-    assert!(svg.contains(".bg{fill:#282a36}"), "dracula's palette over cyberpunk");
-    assert!(svg.contains("SYS://NEON-TERMINAL"), "cyberpunk's frame stays");
-    let (svg, _, _) = capture(&["--forecolor", "#112233", "--backcolor", "#fafafa", "-w", "40", "-h", "3"]);
+    assert!(
+        svg.contains(".bg{fill:#282a36}"),
+        "dracula's palette over cyberpunk"
+    );
+    assert!(
+        svg.contains("SYS://NEON-TERMINAL"),
+        "cyberpunk's frame stays"
+    );
+    let (svg, _, _) = capture(&[
+        "--forecolor",
+        "#112233",
+        "--backcolor",
+        "#fafafa",
+        "-w",
+        "40",
+        "-h",
+        "3",
+    ]);
     assert!(svg.contains("fill:#112233") && svg.contains(".bg{fill:#fafafa}"));
 }
 
 #[test]
 fn canvas_background_opacity_padding_and_size() {
-    let (svg, w, h) = capture(&["--background", "#ff0000", "#0000ff", "--margin", "10", "--padding", "4", "-w", "10", "-h", "2"]);
+    let (svg, w, h) = capture(&[
+        "--background",
+        "#ff0000",
+        "#0000ff",
+        "--margin",
+        "10",
+        "--padding",
+        "4",
+        "-w",
+        "10",
+        "-h",
+        "2",
+    ]);
     assert!(svg.contains("linearGradient") && svg.contains("#ff0000") && svg.contains("#0000ff"));
     assert_eq!((w, h), (10.0 * 8.4 + 8.0 + 20.0, 36.0 + 8.0 + 20.0));
     let (svg, _, _) = capture(&["--opacity", "0.5", "-w", "10", "-h", "2"]);
@@ -112,9 +184,10 @@ fn canvas_background_opacity_padding_and_size() {
     let dir = tempdir();
     // A 1×1 PNG as the canvas image, inlined as a data URI.
     let png = [
-        0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0, 0x1f,
-        0x15, 0xc4, 0x89, 0, 0, 0, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0xf8, 0xcf, 0xc0, 0xf0, 0x1f, 0, 5, 0, 1, 0xff, 0x89,
-        0x99, 0x3d, 0x1d, 0, 0, 0, 0, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+        0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52, 0,
+        0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0, 0x1f, 0x15, 0xc4, 0x89, 0, 0, 0, 0x0d, 0x49, 0x44,
+        0x41, 0x54, 0x78, 0x9c, 0x63, 0xf8, 0xcf, 0xc0, 0xf0, 0x1f, 0, 5, 0, 1, 0xff, 0x89, 0x99,
+        0x3d, 0x1d, 0, 0, 0, 0, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
     ];
     let img = dir.path().join("bg.png");
     std::fs::write(&img, png).unwrap();

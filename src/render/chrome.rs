@@ -1009,7 +1009,10 @@ mod tests {
             TerminalFill::Color(hex("#0c0c0c"))
         );
         // The cyberpunk theme's own background (#090b1a) fills it, so a later `-t` can change it.
-        assert_eq!(load("cyberpunk").unwrap().terminal_fill, TerminalFill::Palette);
+        assert_eq!(
+            load("cyberpunk").unwrap().terminal_fill,
+            TerminalFill::Palette
+        );
         assert_eq!(
             load("cyberpunk-pc").unwrap().desktop,
             Some([hex("#09051a"), hex("#17104a")])

@@ -1,0 +1,428 @@
+//! `console2svg capture` driving real programs in real PTYs: ls, vim, a program that needs its
+//! terminal queries answered, the environment policy, pipe mode, the legacy root form, and
+//! every error path with its exit code.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use predicates::str::contains;
+
+/// Runs `capture --json -o <tmp>/out.svg <args>` and returns (reply, svg).
+fn run(dir: &std::path::Path, args: &[&str]) -> (serde_json::Value, String) {
+    let out = dir.join("out.svg");
+    let assert = console2svg()
+        .current_dir(dir)
+        .arg("capture")
+        .arg("--json")
+        .arg("-o")
+        .arg(&out)
+        .args(args)
+        .assert()
+        .success();
+    let json = serde_json::from_slice(&assert.get_output().stdout).expect("JSON reply");
+    (json, std::fs::read_to_string(out).unwrap())
+}
+
+fn text(json: &serde_json::Value) -> String {
+    json["screen"]["text"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn json_reply_matches_the_contract() {
+    let dir = tempdir();
+    let (json, _) = run(dir.path(), &["--", "sh", "-c", "echo hi; exit 3"]);
+    let keys: Vec<&str> = json
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "schemaVersion",
+            "status",
+            "exitCode",
+            "durationMs",
+            "screen",
+            "artifact",
+            "frames"
+        ]
+    );
+    assert_eq!(json["schemaVersion"], 1);
+    assert_eq!(json["status"], "completed");
+    assert_eq!(json["exitCode"], 3);
+    assert_eq!(json["screen"]["width"], 100);
+    assert_eq!(json["screen"]["text"], "hi");
+    assert_eq!(json["screen"]["truncated"], false);
+    assert_eq!(json["artifact"]["format"], "svg");
+    let path = json["artifact"]["path"].as_str().unwrap();
+    assert!(std::path::Path::new(path).is_absolute() && path.ends_with("out.svg"));
+    assert_eq!(json["frames"], serde_json::json!([]));
+}
+
+#[test]
+fn ls_colours_come_through() {
+    let dir = tempdir();
+    std::fs::create_dir(dir.path().join("adir")).unwrap();
+    std::fs::write(dir.path().join("plain.txt"), "x").unwrap();
+    let out = dir.path().join("ls.svg");
+    console2svg()
+        .current_dir(dir.path())
+        .env_remove("LS_COLORS")
+        .args(["-o", "ls.svg", "--", "ls", "--color=always"])
+        .assert()
+        .success();
+    let svg = std::fs::read_to_string(out).unwrap();
+    let row: Vec<PlacedGlyph> = row_glyphs(&svg, 0);
+    let a = row.iter().find(|g| g.text == "a").unwrap();
+    assert_eq!(
+        a.fill.as_deref(),
+        Some("#2472c8"),
+        "directory in palette blue"
+    );
+    assert!(a.bold, "directory in bold");
+    let p = row.iter().find(|g| g.text == "p").unwrap();
+    assert_eq!(p.fill, None, "plain file in the default colour");
+}
+
+#[test]
+fn vim_on_the_alternate_screen_with_timeout() {
+    let dir = tempdir();
+    std::fs::write(dir.path().join("demo.txt"), "hello from vim\n").unwrap();
+    let start = Instant::now();
+    let (json, svg) = run(
+        dir.path(),
+        &[
+            "--timeout",
+            "2",
+            "-w",
+            "60",
+            "-h",
+            "10",
+            "--",
+            "vim",
+            "-u",
+            "NONE",
+            "-N",
+            "demo.txt",
+        ],
+    );
+    assert!(start.elapsed() < Duration::from_secs(6), "timeout honoured");
+    assert_eq!(json["status"], "partial");
+    assert_eq!(json["exitCode"], serde_json::Value::Null);
+    let t = text(&json);
+    assert!(t.starts_with("hello from vim\n~"), "{t}");
+    assert!(t.contains("demo.txt"), "status line: {t}");
+    assert_eq!(
+        json["screen"]["height"], 10,
+        "-h gives exactly that many rows"
+    );
+    assert!(
+        svg.contains("viewBox=\"0 0 520 196\""),
+        "60×10 cells plus padding"
+    );
+}
+
+#[test]
+fn terminal_queries_are_answered() {
+    let dir = tempdir();
+    let script = r#"printf '\033[6n'; IFS= read -rs -d R -t 5 pos
+printf '\033[c'; IFS= read -rs -d c -t 5 da
+printf '\033]11;?\007'; IFS= read -rs -d $'\a' -t 5 bg
+printf '\033[18t'; IFS= read -rs -d t -t 5 size
+echo "pos=${pos#*[} da=${da#*[} bg=${bg#*;} size=${size#*[}""#;
+    std::fs::write(dir.path().join("q.sh"), script).unwrap();
+    let start = Instant::now();
+    let (json, _) = run(
+        dir.path(),
+        &["-w", "80", "-h", "5", "-t", "dracula", "--", "bash", "q.sh"],
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(4),
+        "no query waited for its timeout"
+    );
+    assert_eq!(
+        text(&json),
+        "pos=1;1 da=?6 bg=rgb:2828/2a2a/3636 size=8;5;80"
+    );
+}
+
+#[test]
+fn environment_policy_and_cwd() {
+    let dir = tempdir();
+    let cmd = r#"echo "T=$TERM C=$COLORTERM F=$FORCE_COLOR CI=${CI-unset} TF=${TF_BUILD-unset} $COLUMNS/$LINES"; pwd"#;
+    let out = dir.path().join("out.svg");
+    let reply = |extra: &[&str]| {
+        let a = console2svg()
+            .current_dir(dir.path())
+            .env("CI", "true")
+            .env("TF_BUILD", "True")
+            .env_remove("COLORTERM")
+            .env_remove("FORCE_COLOR")
+            .args(["--json", "-o"])
+            .arg(&out)
+            .args(["-w", "70"])
+            .args(extra)
+            .args(["--", "sh", "-c", cmd])
+            .assert()
+            .success();
+        text(&serde_json::from_slice(&a.get_output().stdout).unwrap())
+    };
+    let cwd = dir.path().canonicalize().unwrap();
+    assert_eq!(
+        reply(&[]),
+        format!(
+            "T=xterm-256color C=truecolor F=3 CI=unset TF=unset 70/24\n{}",
+            cwd.display()
+        )
+    );
+    let kept = reply(&["--no-colorenv", "--no-delete-envs"]);
+    assert!(
+        kept.starts_with("T=") && kept.contains(" C= F= CI=true TF=True 70/24"),
+        "{kept}"
+    );
+}
+
+#[test]
+fn process_group_is_gone_after_a_timeout() {
+    let dir = tempdir();
+    let (json, _) = run(
+        dir.path(),
+        &[
+            "--timeout",
+            "1",
+            "--",
+            "sh",
+            "-c",
+            "sleep 987654 & sleep 987655",
+        ],
+    );
+    assert_eq!(json["status"], "partial");
+    std::thread::sleep(Duration::from_millis(300));
+    let left = std::process::Command::new("pgrep")
+        .args(["-f", "sleep 98765[45]"])
+        .output()
+        .unwrap();
+    assert!(
+        left.stdout.is_empty(),
+        "orphans left: {}",
+        String::from_utf8_lossy(&left.stdout)
+    );
+}
+
+#[test]
+fn image_grows_to_the_content_with_scrollback() {
+    let dir = tempdir();
+    let (json, _) = run(dir.path(), &["--no-cursor", "--", "seq", "1", "30"]);
+    assert_eq!(json["screen"]["height"], 30);
+    assert!(text(&json).starts_with("1\n2\n3\n"), "scrollback kept");
+    let (json, _) = run(dir.path(), &["--", "seq", "1", "30"]);
+    assert_eq!(
+        json["screen"]["height"], 31,
+        "the cursor's row counts while the cursor shows"
+    );
+    let (json, _) = run(dir.path(), &["-h", "5", "--", "seq", "1", "30"]);
+    assert_eq!(json["screen"]["height"], 5);
+    assert_eq!(text(&json), "27\n28\n29\n30");
+}
+
+#[test]
+fn pipe_mode_reads_terminal_output_from_stdin() {
+    let dir = tempdir();
+    let a = console2svg()
+        .current_dir(dir.path())
+        .args(["--stdout", "--no-cursor"])
+        .write_stdin("\x1b[1;31mred\x1b[0m 中文 ┌─┐\nsecond\n")
+        .assert()
+        .success();
+    let svg = String::from_utf8(a.get_output().stdout.clone()).unwrap();
+    assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+    let r = row_glyphs(&svg, 0);
+    assert_eq!(r[0].fill.as_deref(), Some("#cd3131"));
+    assert!(r[0].bold);
+    assert_col(&svg, 1, "s", 0);
+    raster(&svg, 1.0);
+}
+
+#[test]
+fn legacy_root_form_and_shell_command_line() {
+    let dir = tempdir();
+    let a = console2svg()
+        .current_dir(dir.path())
+        .args(["--json", "-w", "50", "-o", "x.svg", "echo hi | tr a-z A-Z"])
+        .assert()
+        .success();
+    let json: serde_json::Value = serde_json::from_slice(&a.get_output().stdout).unwrap();
+    assert_eq!(text(&json), "HI");
+    assert_eq!(json["screen"]["width"], 50);
+    console2svg()
+        .current_dir(dir.path())
+        .args(["-c", "-o", "y.svg", "--", "echo", "two words"])
+        .assert()
+        .success()
+        .stdout(contains("wrote y.svg"));
+    assert!(dir.path().join("y.svg").is_file());
+}
+
+#[test]
+fn errors_are_one_line_with_a_nonzero_exit_and_leave_nothing_behind() {
+    let dir = tempdir();
+    let out = dir.path().join("keep.svg");
+    std::fs::write(&out, "OLD").unwrap();
+    let fail = |args: &[&str], code: i32, msg: &str| {
+        let a = console2svg()
+            .current_dir(dir.path())
+            .args(args)
+            .assert()
+            .code(code)
+            .stderr(contains(msg));
+        let stderr = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+        if code == 1 {
+            assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+            assert!(stderr.starts_with("console2svg: error: "), "{stderr}");
+        }
+    };
+    fail(
+        &["-o", "keep.svg", "-t", "no-such-theme", "--", "true"],
+        1,
+        "unknown theme",
+    );
+    fail(
+        &["-o", "keep.svg", "-d", "no-such-frame", "--", "true"],
+        1,
+        "no-such-frame",
+    );
+    fail(
+        &["-o", "keep.svg", "--", "no-such-program-xyz", "arg"],
+        1,
+        "cannot start 'no-such-program-xyz'",
+    );
+    fail(
+        &["-o", "keep.png", "--", "true"],
+        1,
+        "unsupported output format '.png'",
+    );
+    fail(
+        &["-o", "no/such/dir/x.svg", "--", "true"],
+        1,
+        "cannot write no/such/dir/x.svg",
+    );
+    fail(
+        &["--stdout", "--json", "--", "true"],
+        1,
+        "--stdout and --json",
+    );
+    fail(&["--forecolor", "reddish", "--", "true"], 2, "not a colour");
+    fail(&["-w", "0", "--", "true"], 2, "0 is not in 1..=500");
+    fail(&["-h", "501", "--", "true"], 2, "501 is not in 1..=500");
+    fail(&["--timeout", "-1", "--", "true"], 2, "");
+    fail(&["--size", "axb", "--", "true"], 2, "not a size");
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "OLD",
+        "a failed capture leaves the old file"
+    );
+    assert!(!dir.path().join("keep.png").exists());
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["keep.svg"], "no temporary files left");
+}
+
+#[test]
+fn theme_list_in_three_formats() {
+    let table = console2svg().args(["theme", "list"]).assert().success();
+    let table = String::from_utf8_lossy(&table.get_output().stdout).to_string();
+    let ids = [
+        "dark",
+        "light",
+        "github-dark",
+        "github-light",
+        "dracula",
+        "gruvbox-dark",
+        "gruvbox-light",
+        "one-light",
+        "nord",
+        "solarized-dark",
+        "solarized-light",
+        "tokyo-night",
+        "matrix",
+        "cyberpunk",
+        "cyberpunk-pc",
+    ];
+    for id in ids {
+        assert!(table.contains(id), "{id} listed");
+    }
+    let md = console2svg()
+        .args(["theme", "list", "--format", "markdown"])
+        .assert()
+        .success();
+    assert!(String::from_utf8_lossy(&md.get_output().stdout).starts_with('|'));
+    let json = console2svg()
+        .args(["theme", "list", "--format", "json"])
+        .assert()
+        .success();
+    let v: serde_json::Value = serde_json::from_slice(&json.get_output().stdout).unwrap();
+    let got: Vec<&str> = v["themes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(got, ids);
+    assert_eq!(v["themes"][0]["background"], "#1e1e1e");
+}
+
+#[test]
+fn completions_and_help() {
+    console2svg()
+        .args(["completions", "bash"])
+        .assert()
+        .success()
+        .stdout(contains("console2svg"));
+    console2svg()
+        .args(["completions", "zsh"])
+        .assert()
+        .success()
+        .stdout(contains("#compdef console2svg"));
+    console2svg()
+        .arg("--help")
+        .assert()
+        .success()
+        .stdout(contains("capture"));
+    console2svg()
+        .args(["capture", "--help"])
+        .assert()
+        .success()
+        .stdout(contains("--height"));
+}
+
+#[test]
+fn same_input_gives_the_same_bytes() {
+    let dir = tempdir();
+    let (_, a) = run(
+        dir.path(),
+        &[
+            "-d",
+            "macos",
+            "--",
+            "printf",
+            r"\033[1;35mstable\033[0m 中 ┼\n",
+        ],
+    );
+    let (_, b) = run(
+        dir.path(),
+        &[
+            "-d",
+            "macos",
+            "--",
+            "printf",
+            r"\033[1;35mstable\033[0m 中 ┼\n",
+        ],
+    );
+    assert_eq!(a, b);
+}
