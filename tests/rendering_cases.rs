@@ -580,3 +580,32 @@ fn rc16_erase_to_end_of_line_uses_the_background() {
     assert_col(&case.svg, 1, "p", 0);
     assert_golden("rc16_erase_eol", &case.svg);
 }
+
+#[test]
+fn text_ink_starts_at_its_columns_x() {
+    let case = capture_script(
+        r"printf 'H         H         H         \e[1mH\e[0m         \e[3mH\e[0m\n'",
+        &["--no-cursor"],
+    );
+    let p = raster(&case.svg, 4.0);
+    for col in [0, 10, 20, 30, 40] {
+        let (x0, _, x1, _) = ink_bbox(
+            &p,
+            4.0,
+            (col_x(col) - 3.0, row_y(0), col_x(col + 1) + 3.0, row_y(1)),
+            rgb(DEFAULT_BG),
+            40,
+        )
+        .unwrap_or_else(|| panic!("H at col {col} drawn"));
+        let (left, right) = (x0 as f32 / 4.0, (x1 + 1) as f32 / 4.0);
+        assert!(
+            left >= col_x(col) && left <= col_x(col) + 2.0,
+            "H at col {col}: ink starts at {left}, column at {}",
+            col_x(col)
+        );
+        assert!(
+            right <= col_x(col + 1) + 0.5,
+            "H at col {col}: ink ends at {right}"
+        );
+    }
+}

@@ -206,3 +206,63 @@ fn header_row_shows_prompt_and_command() {
     assert_eq!(row0, "customtitle");
     assert_col(&svg, 0, "i", 8);
 }
+
+#[test]
+fn user_theme_and_frame_files() {
+    let dir = tempdir();
+    let theme = dir.path().join("mine.json");
+    std::fs::write(
+        &theme,
+        r##"{"background": "#102030", "foreground": "#e0e0e0", "padding": 2}"##,
+    )
+    .unwrap();
+    let frame = dir.path().join("frame.json");
+    std::fs::write(
+        &frame,
+        r##"{"insets": {"top": 10, "right": 2, "bottom": 2, "left": 2}, "elements": [{"rect": {"x": 0, "y": 0, "w": "W", "h": 10, "fill": "#ff00ff"}}]}"##,
+    )
+    .unwrap();
+    let (svg, w, h) = capture(&[
+        "-t",
+        theme.to_str().unwrap(),
+        "-d",
+        frame.to_str().unwrap(),
+        "-w",
+        "10",
+        "-h",
+        "2",
+        "--no-cursor",
+    ]);
+    assert!(svg.contains(".bg{fill:#102030}") && svg.contains("fill:#e0e0e0"));
+    assert!(svg.contains("fill=\"#ff00ff\""));
+    assert_eq!((w, h), (84.0 + 4.0 + 4.0, 36.0 + 4.0 + 12.0));
+    std::fs::write(&theme, r##"{"background": "blue"}"##).unwrap();
+    console2svg()
+        .args(["-t", theme.to_str().unwrap(), "--", "true"])
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("background"));
+}
+
+#[test]
+fn font_options() {
+    let (svg, _, _) = capture(&[
+        "--font",
+        "Fira Code, monospace",
+        "--fontsize",
+        "20",
+        "-w",
+        "10",
+        "-h",
+        "2",
+    ]);
+    assert!(svg.contains("font-family:Fira Code, monospace;font-size:20px"));
+    assert!(
+        !svg.contains("@font-face"),
+        "the bundled face is not embedded when the stack does not use it"
+    );
+    let (svg, _, _) = capture(&["--no-embed-font", "-w", "10", "-h", "2"]);
+    assert!(!svg.contains("@font-face"));
+    let (svg, _, _) = capture(&["-w", "10", "-h", "2"]);
+    assert!(svg.contains("@font-face{font-family:\"JetBrains Mono\";font-weight:400;font-style:normal;src:url(data:font/ttf;base64,"));
+}
