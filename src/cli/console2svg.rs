@@ -283,13 +283,10 @@ fn run_capture(args: CaptureArgs) -> Result<(), CliError> {
     } else {
         let cwd = std::env::current_dir()
             .map_err(|e| format!("cannot read the current directory: {e}"))?;
+        let palette = appearance.palette(&[]);
         let query_colors = QueryColors {
-            foreground: appearance
-                .palette(&crate::term::Screen::blank(1, 1))
-                .foreground,
-            background: appearance
-                .palette(&crate::term::Screen::blank(1, 1))
-                .background,
+            foreground: palette.foreground,
+            background: palette.background,
             ansi: appearance.theme.ansi,
         };
         capture::run_command(&CommandCapture {

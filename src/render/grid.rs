@@ -10,7 +10,7 @@ use super::fonts::{FaceStyle, Fonts};
 use super::geometry;
 use super::layout::Layout;
 use super::svg::{push_attr, push_num, push_text};
-use super::{Appearance, DEFAULT_FONT_STACK};
+use super::{css_escape, Appearance};
 
 /// How a run of text looks, apart from its position.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -553,15 +553,10 @@ impl<'a> Painter<'a> {
     }
 
     fn family_stack(&self, family: &str) -> String {
-        let stack = self
-            .appearance
-            .font_family
-            .as_deref()
-            .unwrap_or(DEFAULT_FONT_STACK);
         format!(
             "\"{}\",{}",
-            family.replace(['"', '<', '>', '&', ';', '{', '}'], ""),
-            stack
+            css_escape(family).replace('"', ""),
+            self.appearance.font_stack()
         )
     }
 

@@ -108,9 +108,10 @@ impl Default for Appearance {
 }
 
 impl Appearance {
-    /// The palette after `--forecolor`/`--backcolor` and the frame's terminal fill.
-    pub fn palette(&self, screen: &Screen) -> Palette {
-        let mut p = Palette::new(&self.theme, &screen.palette_overrides, self.bold_is_bright);
+    /// The palette after the program's OSC 4 changes (`overrides`), `--forecolor`/`--backcolor`
+    /// and the frame's terminal fill.
+    pub fn palette(&self, overrides: &[(u8, Rgb)]) -> Palette {
+        let mut p = Palette::new(&self.theme, overrides, self.bold_is_bright);
         if let TerminalFill::Color(c) = self.frame.terminal_fill {
             p.background = c;
         }
@@ -136,7 +137,7 @@ pub fn render_svg(screen: &Screen, appearance: &Appearance, fonts: &Fonts) -> St
         screen.width,
         rows,
     );
-    let palette = appearance.palette(screen);
+    let palette = appearance.palette(&screen.palette_overrides);
 
     let mut body = String::new();
     draw_canvas(&mut body, appearance, &layout);
@@ -172,10 +173,6 @@ pub fn render_svg(screen: &Screen, appearance: &Appearance, fonts: &Fonts) -> St
         body.push_str("</g>");
     }
 
-    let font_stack = appearance
-        .font_family
-        .as_deref()
-        .unwrap_or(DEFAULT_FONT_STACK);
     let mut painter = grid::Painter::new(&layout, &palette, fonts, appearance);
     if let Some(header) = &appearance.header {
         painter.header(header);
@@ -202,7 +199,7 @@ pub fn render_svg(screen: &Screen, appearance: &Appearance, fonts: &Fonts) -> St
         out.push_str(&fonts.embed_css(&used_chars));
     }
     out.push_str("text{font-family:");
-    out.push_str(&css_escape(font_stack));
+    out.push_str(&appearance.font_stack());
     out.push_str(";font-size:");
     push_num(&mut out, appearance.font_size);
     out.push_str("px;fill:");
@@ -218,8 +215,16 @@ pub fn render_svg(screen: &Screen, appearance: &Appearance, fonts: &Fonts) -> St
     out
 }
 
-/// Makes a CSS value safe inside `<style>`: no `<`, `&` or `}` can end the element or rule.
-fn css_escape(s: &str) -> String {
+impl Appearance {
+    /// The CSS font stack (`--font`, else [`DEFAULT_FONT_STACK`]), made safe for `<style>`.
+    pub fn font_stack(&self) -> String {
+        css_escape(self.font_family.as_deref().unwrap_or(DEFAULT_FONT_STACK))
+    }
+}
+
+/// Makes a CSS value safe inside `<style>` and attributes: drops `<`, `>`, `&`, `{`, `}` and `;`,
+/// which could end the element, the rule or the declaration.
+pub(crate) fn css_escape(s: &str) -> String {
     s.chars()
         .filter(|c| !matches!(c, '<' | '>' | '&' | '{' | '}' | ';'))
         .collect()

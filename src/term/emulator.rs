@@ -393,6 +393,13 @@ mod tests {
         e.advance(b"\x1b[6n\x1b[c\x1b[18t\x1b]11;?\x07");
         let r = String::from_utf8(e.take_replies()).unwrap();
         assert!(r.starts_with("\x1b[1;1R"), "{r:?}");
+        e.advance(b"\x1b[>c\x1b[?2004$p\x1b[14t\x1b]4;1;?\x07\x1b]10;?\x07");
+        let r2 = String::from_utf8(e.take_replies()).unwrap();
+        assert!(r2.contains("\x1b[>0;"), "DA2: {r2:?}");
+        assert!(r2.contains("\x1b[?2004;2$y"), "DECRQM: {r2:?}");
+        assert!(r2.contains("\x1b[4;432;640t"), "CSI 14 t: {r2:?}");
+        assert!(r2.contains("\x1b]4;1;rgb:cdcd/3131/3131"), "OSC 4: {r2:?}");
+        assert!(r2.contains("\x1b]10;rgb:d4d4/d4d4/d4d4"), "OSC 10: {r2:?}");
         assert!(r.contains("\x1b[?6c"), "{r:?}");
         assert!(r.contains("\x1b[8;24;80t"), "{r:?}");
         assert!(r.contains("\x1b]11;rgb:1e1e/1e1e/1e1e"), "{r:?}");
