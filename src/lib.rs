@@ -5,12 +5,14 @@
 //! - [`term`]: the emulator (alacritty_terminal) and the owned [`term::Screen`] snapshot.
 //! - [`pty`]: spawning in a pseudo-terminal, environment policy, process-group kill, exit status.
 //! - [`capture`]: the pump (PTY or pipe → emulator → screen) behind a one-shot capture.
+//! - [`host`]: the background session host: socket server, registry, sessions, protocol, client.
 //! - [`output`]: artifact formats and atomic file writes.
 //! - [`cli`]: clap definitions and printing for the binaries; no logic beyond argument mapping.
 //! - [`render`]: `Screen` + appearance → SVG (layout, themes, window chrome, fonts, geometry).
 
 pub mod capture;
 pub mod cli;
+pub mod host;
 pub mod output;
 pub mod pty;
 pub mod render;

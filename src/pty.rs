@@ -59,9 +59,16 @@ pub struct Exit {
 }
 
 impl SpawnSpec {
-    /// The argv actually executed: a lone argument becomes `/bin/sh -c <arg>`.
+    /// The argv actually executed: a lone argument that looks like a shell command line
+    /// (whitespace or shell syntax in it) becomes `/bin/sh -c <arg>`; a lone plain word is run
+    /// directly, so a missing program is reported as such.
     pub fn effective_argv(&self) -> Vec<OsString> {
-        if self.argv.len() == 1 {
+        let shell_line = |a: &OsString| {
+            a.as_encoded_bytes()
+                .iter()
+                .any(|b| b.is_ascii_whitespace() || b"|&;<>()$`\\\"'*?[]#~=%{}!".contains(b))
+        };
+        if self.argv.len() == 1 && shell_line(&self.argv[0]) {
             vec!["/bin/sh".into(), "-c".into(), self.argv[0].clone()]
         } else {
             self.argv.clone()
@@ -216,6 +223,70 @@ fn not_executable(program: &std::ffi::OsStr, cwd: &std::path::Path) -> Option<St
     } else {
         Some("command not found".into())
     }
+}
+
+impl PtyProcess {
+    /// Splits the process into its PTY master (for resizing) and its child handle (for
+    /// waiting), for owners that wait on one thread and resize from another.
+    #[allow(clippy::type_complexity)]
+    pub fn into_parts(self) -> (Box<dyn MasterPty + Send>, Box<dyn Child + Send + Sync>, u32) {
+        (self.master, self.child, self.pid)
+    }
+}
+
+/// Converts portable-pty's exit status into an [`Exit`].
+pub fn exit_of(status: &portable_pty::ExitStatus) -> Exit {
+    convert_exit(status)
+}
+
+/// Process ids of every live process whose session id is `sid` (read from `/proc`): the
+/// session leader a spawn made plus everything it started that did not leave the session,
+/// whatever its process group (job-control groups of an interactive shell included).
+pub fn session_members(sid: u32) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return out;
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // Fields after the parenthesised command: state ppid pgrp session …
+        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.len() < 4 || fields[0] == "Z" {
+            continue;
+        }
+        let (Ok(pgrp), Ok(session)) = (fields[2].parse::<u32>(), fields[3].parse::<u32>()) else {
+            continue;
+        };
+        if session == sid {
+            out.push((pid, pgrp));
+        }
+    }
+    out
+}
+
+/// Sends `signal` to every process group found in session `sid` (see [`session_members`]).
+/// Returns how many live members there were.
+pub fn signal_session(sid: u32, signal: rustix::process::Signal) -> usize {
+    let members = session_members(sid);
+    let mut groups: Vec<u32> = members.iter().map(|&(_, g)| g).collect();
+    groups.sort_unstable();
+    groups.dedup();
+    for g in groups {
+        signal_group(g, signal);
+    }
+    members.len()
 }
 
 fn signal_group(pid: u32, signal: rustix::process::Signal) {

@@ -6,7 +6,7 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use serde_json::json;
 
 use super::CliError;
@@ -19,7 +19,14 @@ use crate::render::{
 use crate::term::{QueryColors, Rgb};
 
 /// Subcommands; anything else as the first argument means `capture` (the legacy root form).
-const SUBCOMMANDS: &[&str] = &["capture", "theme", "completions", "help"];
+const SUBCOMMANDS: &[&str] = &[
+    "capture",
+    "session",
+    "theme",
+    "completions",
+    "help",
+    "__host",
+];
 
 #[derive(Parser, Debug)]
 #[command(
@@ -41,6 +48,11 @@ struct Cli {
 enum Command {
     /// Run a command in a PTY (or read a pipe) and render the final screen.
     Capture(Box<CaptureArgs>),
+    /// Drive programs in background PTY sessions (JSON in, JSON out).
+    Session {
+        #[command(subcommand)]
+        command: super::session::SessionCommand,
+    },
     /// Built-in themes.
     Theme {
         #[command(subcommand)]
@@ -51,6 +63,9 @@ enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
+    /// Run the session host (started on demand by `session` commands).
+    #[command(name = "__host", hide = true)]
+    Host,
 }
 
 #[derive(Subcommand, Debug)]
@@ -226,8 +241,11 @@ pub fn main() -> Result<(), CliError> {
     if !SUBCOMMANDS.contains(&first) && !root_flag {
         argv.insert(1, "capture".into());
     }
-    let cli = match Cli::try_parse_from(argv) {
-        Ok(cli) => cli,
+    let parsed = Cli::command()
+        .try_get_matches_from(argv)
+        .and_then(|m| Cli::from_arg_matches(&m).map(|c| (c, m)));
+    let (cli, matches) = match parsed {
+        Ok(v) => v,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
             let _ = e.print();
@@ -235,6 +253,13 @@ pub fn main() -> Result<(), CliError> {
         }
     };
     match cli.command {
+        Command::Session { command } => {
+            let send = matches
+                .subcommand_matches("session")
+                .and_then(|m| m.subcommand_matches("send"));
+            std::process::exit(super::session::run(command, send));
+        }
+        Command::Host => crate::host::server::run().map_err(CliError::new),
         Command::Capture(args) => run_capture(*args),
         Command::Theme {
             command: ThemeCommand::List { format },

@@ -2,6 +2,7 @@
 //! mapping arguments onto the library.
 
 pub mod console2svg;
+pub mod session;
 
 /// A failed command: its message (one line) and exit code.
 #[derive(Debug)]

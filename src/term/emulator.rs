@@ -216,6 +216,47 @@ impl Emulator {
         }
     }
 
+    /// Lines of scrollback above the viewport.
+    pub fn history_size(&self) -> usize {
+        self.term.grid().history_size()
+    }
+
+    /// The input-relevant modes now (DECCKM, DECKPAM, bracketed paste, mouse, alternate
+    /// screen, synchronized output).
+    pub fn modes(&self) -> Modes {
+        let mode = *self.term.mode();
+        Modes {
+            alternate_screen: mode.contains(TermMode::ALT_SCREEN),
+            application_cursor: mode.contains(TermMode::APP_CURSOR),
+            application_keypad: mode.contains(TermMode::APP_KEYPAD),
+            bracketed_paste: mode.contains(TermMode::BRACKETED_PASTE),
+            mouse_reporting: mode.intersects(TermMode::MOUSE_MODE),
+            synchronized_output: self.sync_deadline().is_some(),
+        }
+    }
+
+    /// Viewport row `row` as text (clusters in order, right-trimmed), without a full snapshot.
+    pub fn row_text(&self, row: usize) -> String {
+        let line = &self.term.grid()[Line(row as i32)];
+        let mut s = String::new();
+        for c in 0..self.cols() {
+            let cell = &line[Column(c)];
+            if cell.flags.contains(Flags::WIDE_CHAR_SPACER) {
+                continue;
+            }
+            s.push(if cell.c == '\0' || cell.c == '\t' {
+                ' '
+            } else {
+                cell.c
+            });
+            if let Some(zw) = cell.zerowidth() {
+                s.extend(zw);
+            }
+        }
+        s.truncate(s.trim_end().len());
+        s
+    }
+
     /// The viewport only.
     pub fn snapshot(&self) -> Screen {
         self.snapshot_rows(0)
@@ -259,14 +300,7 @@ impl Emulator {
                     && style.shape != TermCursorShape::Hidden,
                 shape,
             },
-            modes: Modes {
-                alternate_screen: mode.contains(TermMode::ALT_SCREEN),
-                application_cursor: mode.contains(TermMode::APP_CURSOR),
-                application_keypad: mode.contains(TermMode::APP_KEYPAD),
-                bracketed_paste: mode.contains(TermMode::BRACKETED_PASTE),
-                mouse_reporting: mode.intersects(TermMode::MOUSE_MODE),
-                synchronized_output: self.sync_deadline().is_some(),
-            },
+            modes: self.modes(),
             title: self.title.clone(),
             palette_overrides,
         }

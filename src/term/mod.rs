@@ -2,6 +2,7 @@
 //! Knows nothing of PTYs, sockets or SVG.
 
 mod emulator;
+pub mod keys;
 mod screen;
 
 pub use emulator::{Emulator, QueryColors, SCROLLBACK_LINES};

@@ -1,0 +1,323 @@
+//! `console2svg session …`: every subcommand prints one JSON document on stdout (errors as the
+//! contract's envelope, with the message also on stderr) and exits 0 on success, 1 on failure.
+
+use std::ffi::OsString;
+use std::io::{BufRead, IsTerminal, Write};
+use std::time::{Duration, Instant};
+
+use clap::{ArgMatches, Args, Subcommand};
+use serde_json::{json, Value};
+
+use crate::host::client;
+use crate::host::protocol::{Condition, ErrorCode, HostError, Request, Until};
+use crate::term::keys::Input;
+
+/// `session` subcommands.
+#[derive(Subcommand, Debug)]
+pub enum SessionCommand {
+    /// Start a program in a background PTY session.
+    Start(StartArgs),
+    /// List sessions (running; --all adds retained exited ones).
+    List {
+        #[arg(long)]
+        all: bool,
+    },
+    /// Read the screen.
+    Read {
+        id: String,
+        /// Include the row-major cell snapshot.
+        #[arg(long)]
+        structured: bool,
+    },
+    /// Wait for text to appear or disappear.
+    Wait(WaitArgs),
+    /// Send text, keys, pasted text or raw bytes, in argument order, as one request.
+    Send(SendArgs),
+    /// Resize the terminal (the program gets SIGWINCH).
+    Resize {
+        id: String,
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=500))]
+        width: u16,
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=500))]
+        height: u16,
+    },
+    /// Stop a session (or all) and delete its data.
+    Stop {
+        /// The session to stop.
+        #[arg(required_unless_present = "all", conflicts_with = "all")]
+        id: Option<String>,
+        /// Stop every session.
+        #[arg(long)]
+        all: bool,
+        /// Do not ask for confirmation (required when stdin is not a terminal).
+        #[arg(short = 'y', long)]
+        yes: bool,
+    },
+}
+
+/// `session start` options.
+#[derive(Args, Debug)]
+pub struct StartArgs {
+    /// Columns (1–500).
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u16).range(1..=500))]
+    width: u16,
+    /// Rows (1–500).
+    #[arg(long, default_value_t = 24, value_parser = clap::value_parser!(u16).range(1..=500))]
+    height: u16,
+    /// Working directory of the program (default: the current directory).
+    #[arg(long)]
+    cwd: Option<std::path::PathBuf>,
+    /// Do not set TERM=xterm-256color, COLORTERM=truecolor, FORCE_COLOR=3.
+    #[arg(long)]
+    no_colorenv: bool,
+    /// Do not remove CI and TF_BUILD from the environment.
+    #[arg(long)]
+    no_delete_envs: bool,
+    /// The program and its arguments, after `--`.
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    command: Vec<OsString>,
+}
+
+/// `session wait` options.
+#[derive(Args, Debug)]
+pub struct WaitArgs {
+    id: String,
+    /// Literal, case-sensitive text.
+    #[arg(long)]
+    text: String,
+    #[arg(long, value_enum, default_value = "present")]
+    until: UntilArg,
+    /// The condition must hold this long (ms, s, m, h; a bare number is seconds).
+    #[arg(long, value_parser = parse_duration, default_value = "0")]
+    stable_for: Duration,
+    /// Give up after this long (default: no limit).
+    #[arg(long, value_parser = parse_duration)]
+    timeout: Option<Duration>,
+    /// Only rows written after this version (from a send or resize reply) can match.
+    #[arg(long)]
+    since: Option<u64>,
+    /// A whole row (right-trimmed) must equal the text.
+    #[arg(long)]
+    line: bool,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum UntilArg {
+    Present,
+    Absent,
+}
+
+/// `session send` options (repeatable; sent in argument order).
+#[derive(Args, Debug)]
+pub struct SendArgs {
+    id: String,
+    /// Text typed as-is (no newline added, no escapes interpreted).
+    #[arg(long, action = clap::ArgAction::Append)]
+    text: Vec<String>,
+    /// A key name: Enter, Tab, Shift+Tab, Up, F5, Ctrl+C, KP5, …
+    #[arg(long, action = clap::ArgAction::Append)]
+    keys: Vec<String>,
+    /// Text pasted (bracketed when the program enabled mode 2004).
+    #[arg(long, action = clap::ArgAction::Append)]
+    paste: Vec<String>,
+    /// Bytes as hex pairs, e.g. 1B5B41.
+    #[arg(long, action = clap::ArgAction::Append)]
+    raw_hex: Vec<String>,
+}
+
+/// Parses `500ms`, `2s`, `3m`, `1h`, or a bare number of seconds (fractions allowed).
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let bad =
+        || format!("'{s}' is not a duration (e.g. 500ms, 2s, 3m, 1h; a bare number is seconds)");
+    let (num, unit) = match s.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(i) => (&s[..i], &s[i..]),
+        None => (s, "s"),
+    };
+    let v: f64 = num.parse().map_err(|_| bad())?;
+    let secs = match unit {
+        "ms" => v / 1000.0,
+        "s" => v,
+        "m" => v * 60.0,
+        "h" => v * 3600.0,
+        _ => return Err(bad()),
+    };
+    if !secs.is_finite() || secs < 0.0 {
+        return Err(bad());
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// Prints a reply and returns the exit code: 0, or 1 for an error envelope.
+fn emit(result: Result<Value, HostError>) -> i32 {
+    match result {
+        Ok(v) => {
+            println!("{v}");
+            if v["status"] == "error" {
+                if let Some(m) = v["error"]["message"].as_str() {
+                    eprintln!("console2svg: error: {m}");
+                }
+                1
+            } else {
+                0
+            }
+        }
+        Err(e) => {
+            println!("{}", e.envelope());
+            eprintln!("console2svg: error: {}", e.message);
+            1
+        }
+    }
+}
+
+/// Runs a `session` subcommand; `matches` are the `send` matches (for argument order).
+pub fn run(command: SessionCommand, send_matches: Option<&ArgMatches>) -> i32 {
+    client::install_interrupt_handler();
+    match command {
+        SessionCommand::Start(a) => {
+            let cwd = match a
+                .cwd
+                .map_or_else(std::env::current_dir, |c| std::path::absolute(&c))
+            {
+                Ok(c) => c,
+                Err(e) => {
+                    return emit(Err(HostError::new(
+                        ErrorCode::IoError,
+                        format!("cannot resolve the working directory: {e}"),
+                    )))
+                }
+            };
+            emit(client::request(&Request::Start {
+                argv: a
+                    .command
+                    .iter()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .collect(),
+                cwd: cwd.to_string_lossy().into_owned(),
+                width: a.width,
+                height: a.height,
+                color_env: !a.no_colorenv,
+                delete_ci_env: !a.no_delete_envs,
+            }))
+        }
+        SessionCommand::List { all } => emit(client::request(&Request::List { all })),
+        SessionCommand::Read { id, structured } => {
+            emit(client::request(&Request::Read { id, structured }))
+        }
+        SessionCommand::Wait(a) => wait(a),
+        SessionCommand::Send(a) => {
+            let inputs = ordered_inputs(&a, send_matches);
+            if inputs.is_empty() {
+                return emit(Err(HostError::new(
+                    ErrorCode::InvalidRequest,
+                    "nothing to send: give --text, --keys, --paste or --raw-hex",
+                )));
+            }
+            emit(client::request(&Request::Send { id: a.id, inputs }))
+        }
+        SessionCommand::Resize { id, width, height } => {
+            emit(client::request(&Request::Resize { id, width, height }))
+        }
+        SessionCommand::Stop { id: Some(id), .. } => emit(client::request(&Request::Stop { id })),
+        SessionCommand::Stop { id: None, yes, .. } => {
+            if !yes {
+                if !std::io::stdin().is_terminal() {
+                    return emit(Err(HostError::new(
+                        ErrorCode::InvalidRequest,
+                        "stop --all needs --yes when stdin is not a terminal",
+                    )));
+                }
+                eprint!("Stop all console2svg sessions? [y/N] ");
+                let _ = std::io::stderr().flush();
+                let mut answer = String::new();
+                let _ = std::io::stdin().lock().read_line(&mut answer);
+                if !matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes") {
+                    return emit(Err(HostError::new(ErrorCode::Cancelled, "not confirmed")));
+                }
+            }
+            emit(client::request(&Request::StopAll))
+        }
+    }
+}
+
+/// The send inputs in command-line order.
+fn ordered_inputs(a: &SendArgs, matches: Option<&ArgMatches>) -> Vec<Input> {
+    let mut items: Vec<(usize, Input)> = Vec::new();
+    let mut take = |name: &str, values: &[String], make: fn(String) -> Input| {
+        let indices: Vec<usize> = matches
+            .and_then(|m| m.indices_of(name))
+            .map(|i| i.collect())
+            .unwrap_or_default();
+        for (k, v) in values.iter().enumerate() {
+            let at = indices.get(k).copied().unwrap_or(usize::MAX);
+            items.push((at, make(v.clone())));
+        }
+    };
+    take("text", &a.text, Input::Text);
+    take("keys", &a.keys, Input::Keys);
+    take("paste", &a.paste, Input::Paste);
+    take("raw_hex", &a.raw_hex, Input::RawHex);
+    items.sort_by_key(|(i, _)| *i);
+    items.into_iter().map(|(_, i)| i).collect()
+}
+
+/// `session wait`: registers a waiter, polls it (each poll ≤ 100 ms in the host) until it is
+/// decided, the timeout passes, or Ctrl+C.
+fn wait(a: WaitArgs) -> i32 {
+    let condition = Condition {
+        text: a.text,
+        until: match a.until {
+            UntilArg::Present => Until::Present,
+            UntilArg::Absent => Until::Absent,
+        },
+        stable_for_ms: a.stable_for.as_millis() as u64,
+        line: a.line,
+        since: a.since,
+    };
+    let deadline = a.timeout.map(|t| Instant::now() + t);
+    let mut reply = match client::request(&Request::WaitStart {
+        id: a.id.clone(),
+        condition,
+    }) {
+        Ok(r) => r,
+        Err(e) => return emit(Err(e)),
+    };
+    let waiter = reply["waiter"].as_u64().unwrap_or(0);
+    if let Some(map) = reply.as_object_mut() {
+        map.remove("waiter");
+    }
+    loop {
+        match reply["result"].as_str() {
+            Some("matched") => return emit(Ok(reply)),
+            Some("session-ended") => {
+                reply["error"] = json!({"code": "session_exited", "message": format!("session {} ended before the condition was met", a.id)});
+                return emit(Ok(reply));
+            }
+            _ => {}
+        }
+        let timed_out = deadline.is_some_and(|d| Instant::now() >= d);
+        if timed_out || client::interrupted() {
+            let _ = client::request(&Request::WaitEnd {
+                id: a.id.clone(),
+                waiter,
+            });
+            reply["status"] = json!("error");
+            if timed_out {
+                reply["result"] = json!("timeout");
+                reply["timedOut"] = json!(true);
+                reply["error"] = json!({"code": "wait_timeout", "message": "the condition was not met before the timeout"});
+            } else {
+                reply["result"] = json!("cancelled");
+                reply["error"] = json!({"code": "cancelled", "message": "cancelled by the user"});
+            }
+            return emit(Ok(reply));
+        }
+        match client::request(&Request::WaitPoll {
+            id: a.id.clone(),
+            waiter,
+        }) {
+            Ok(r) => reply = r,
+            Err(e) => return emit(Err(e)),
+        }
+    }
+}

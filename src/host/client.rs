@@ -1,0 +1,167 @@
+//! The host's client side: connect (starting the host on demand), send one request, read one
+//! reply within 5 s, and let Ctrl+C cancel the wait.
+
+use std::io::{ErrorKind, Read, Write};
+use std::os::unix::net::UnixStream;
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::paths;
+use super::protocol::{ErrorCode, HostError, Request};
+
+/// How long a client waits for a reply (session spec: "bounded to five seconds").
+pub const REPLY_TIMEOUT: Duration = Duration::from_secs(5);
+
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Makes Ctrl+C (SIGINT) set a flag that cancels the current wait instead of killing the
+/// process, so a `cancelled` reply can be printed. Safe to call more than once.
+pub fn install_interrupt_handler() {
+    let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
+}
+
+/// True once Ctrl+C was pressed.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
+
+fn cancelled() -> HostError {
+    HostError::new(ErrorCode::Cancelled, "cancelled by the user")
+}
+
+/// Connects to the host, starting it first if no host answers.
+///
+/// Errors: `host_unavailable` when no host can be reached within [`REPLY_TIMEOUT`];
+/// `permission_denied` when the runtime directory is not ours.
+pub fn connect() -> Result<UnixStream, HostError> {
+    let socket = paths::socket_path();
+    if let Ok(s) = UnixStream::connect(&socket) {
+        return Ok(s);
+    }
+    paths::ensure_runtime_dir().map_err(|e| HostError::new(ErrorCode::PermissionDenied, e))?;
+    start_host()?;
+    let deadline = Instant::now() + REPLY_TIMEOUT;
+    loop {
+        match UnixStream::connect(&socket) {
+            Ok(s) => return Ok(s),
+            Err(_) if Instant::now() < deadline && !interrupted() => {
+                std::thread::sleep(Duration::from_millis(5))
+            }
+            Err(e) if interrupted() => {
+                return Err(HostError::new(
+                    ErrorCode::Cancelled,
+                    format!("cancelled: {e}"),
+                ))
+            }
+            Err(e) => {
+                return Err(HostError::new(
+                    ErrorCode::HostUnavailable,
+                    format!("no host at {}: {e}", socket.display()),
+                ))
+            }
+        }
+    }
+}
+
+/// Starts the host: this executable re-run with the hidden `__host` subcommand, in a new
+/// session (`setsid`), stdio closed, not waited for.
+fn start_host() -> Result<(), HostError> {
+    let exe = std::env::current_exe()
+        .map_err(|e| HostError::new(ErrorCode::HostUnavailable, e.to_string()))?;
+    let mut cmd = Command::new(exe);
+    cmd.arg("__host")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    // SAFETY: setsid is async-signal-safe and touches no memory of the parent.
+    unsafe {
+        cmd.pre_exec(|| {
+            let _ = rustix::process::setsid();
+            Ok(())
+        });
+    }
+    cmd.spawn().map_err(|e| {
+        HostError::new(
+            ErrorCode::HostUnavailable,
+            format!("cannot start the host: {e}"),
+        )
+    })?;
+    Ok(())
+}
+
+/// Sends `request` and returns the host's reply document (an error envelope becomes `Err`).
+///
+/// Errors: `host_unavailable` when no reply arrives within [`REPLY_TIMEOUT`] or the host
+/// closes the connection; `cancelled` on Ctrl+C; the host's own error otherwise.
+pub fn request(request: &Request) -> Result<Value, HostError> {
+    let mut stream = connect()?;
+    let mut line = serde_json::to_vec(request)
+        .map_err(|e| HostError::new(ErrorCode::InvalidRequest, e.to_string()))?;
+    line.push(b'\n');
+    stream.write_all(&line).map_err(|e| {
+        HostError::new(
+            ErrorCode::HostUnavailable,
+            format!("cannot send to the host: {e}"),
+        )
+    })?;
+    let _ = stream.set_read_timeout(Some(Duration::from_millis(50)));
+    let deadline = Instant::now() + REPLY_TIMEOUT;
+    let mut reply = Vec::new();
+    let mut buf = [0u8; 64 * 1024];
+    loop {
+        if interrupted() {
+            return Err(cancelled());
+        }
+        match stream.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                reply.extend_from_slice(&buf[..n]);
+                if reply.ends_with(b"\n") {
+                    break;
+                }
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
+                ) =>
+            {
+                if Instant::now() >= deadline {
+                    return Err(HostError::new(
+                        ErrorCode::HostUnavailable,
+                        "the host did not answer within 5 s",
+                    ));
+                }
+            }
+            Err(e) => {
+                return Err(HostError::new(
+                    ErrorCode::HostUnavailable,
+                    format!("lost the host: {e}"),
+                ))
+            }
+        }
+    }
+    if reply.is_empty() {
+        return Err(HostError::new(
+            ErrorCode::HostUnavailable,
+            "the host closed the connection without a reply",
+        ));
+    }
+    let value: Value = serde_json::from_slice(&reply).map_err(|e| {
+        HostError::new(
+            ErrorCode::HostUnavailable,
+            format!("unreadable reply from the host: {e}"),
+        )
+    })?;
+    if value["status"] == "error" && value.get("result").is_none() {
+        let code = serde_json::from_value::<ErrorCode>(value["error"]["code"].clone())
+            .unwrap_or(ErrorCode::SessionError);
+        let message = value["error"]["message"].as_str().unwrap_or("").to_string();
+        return Err(HostError::new(code, message));
+    }
+    Ok(value)
+}

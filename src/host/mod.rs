@@ -1,0 +1,11 @@
+//! The background host that keeps PTY sessions alive between CLI calls: a Unix-socket server
+//! over a session registry ([`server`]), the sessions themselves ([`session`]), the protocol
+//! ([`protocol`]), the client side ([`client`]) and where the socket lives ([`paths`]).
+//! Contract: shared/spec/console2svg-session.md and the `session` part of
+//! shared/spec/console2svg-contract.md.
+
+pub mod client;
+pub mod paths;
+pub mod protocol;
+pub mod server;
+pub mod session;

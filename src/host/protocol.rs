@@ -1,0 +1,171 @@
+//! The host protocol: one newline-delimited JSON request per connection, one JSON reply line.
+//!
+//! Replies are the contract's JSON documents themselves (shared/spec/console2svg-contract.md,
+//! "session"), so the CLI prints them as they come. Errors use the contract's envelope
+//! `{"schemaVersion":1,"status":"error","error":{"code","message"}}` with the codes of
+//! [`ErrorCode`].
+
+use serde::{Deserialize, Serialize};
+
+use crate::term::keys::Input;
+
+/// Largest request line the host reads, bytes (a `send` of 1 MiB of text fits with room).
+pub const MAX_REQUEST_BYTES: usize = 16 * 1024 * 1024;
+
+/// The contract's stable error codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    SessionNotFound,
+    SessionExpired,
+    SessionExited,
+    HostUnavailable,
+    UnsupportedKey,
+    InvalidCondition,
+    WaitTimeout,
+    Cancelled,
+    SessionNotStarted,
+    InvalidRequest,
+    InvalidOperation,
+    PermissionDenied,
+    IoError,
+    SessionError,
+}
+
+impl ErrorCode {
+    /// The code as written in JSON (`session_not_found`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::SessionNotFound => "session_not_found",
+            ErrorCode::SessionExpired => "session_expired",
+            ErrorCode::SessionExited => "session_exited",
+            ErrorCode::HostUnavailable => "host_unavailable",
+            ErrorCode::UnsupportedKey => "unsupported_key",
+            ErrorCode::InvalidCondition => "invalid_condition",
+            ErrorCode::WaitTimeout => "wait_timeout",
+            ErrorCode::Cancelled => "cancelled",
+            ErrorCode::SessionNotStarted => "session_not_started",
+            ErrorCode::InvalidRequest => "invalid_request",
+            ErrorCode::InvalidOperation => "invalid_operation",
+            ErrorCode::PermissionDenied => "permission_denied",
+            ErrorCode::IoError => "io_error",
+            ErrorCode::SessionError => "session_error",
+        }
+    }
+}
+
+/// A failed request: code and a message for people.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl HostError {
+    /// An error with `code` and `message`.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> HostError {
+        HostError {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// The contract's error envelope.
+    pub fn envelope(&self) -> serde_json::Value {
+        serde_json::json!({
+            "schemaVersion": 1,
+            "status": "error",
+            "error": {"code": self.code.as_str(), "message": self.message},
+        })
+    }
+}
+
+impl std::fmt::Display for HostError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code.as_str(), self.message)
+    }
+}
+
+/// `wait --until`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Until {
+    Present,
+    Absent,
+}
+
+impl Until {
+    /// `present` or `absent`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Until::Present => "present",
+            Until::Absent => "absent",
+        }
+    }
+}
+
+/// A wait condition (session spec §3, plus `--since` and `--line`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Condition {
+    /// Literal, case-sensitive text.
+    pub text: String,
+    pub until: Until,
+    /// The condition must hold this long, ms.
+    pub stable_for_ms: u64,
+    /// A whole right-trimmed row must equal the text.
+    pub line: bool,
+    /// Only rows written after this version can match.
+    pub since: Option<u64>,
+}
+
+/// A request to the host.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "kebab-case", rename_all_fields = "camelCase")]
+pub enum Request {
+    /// Liveness check; the reply carries the host's pid.
+    Ping,
+    Start {
+        argv: Vec<String>,
+        cwd: String,
+        width: u16,
+        height: u16,
+        color_env: bool,
+        delete_ci_env: bool,
+    },
+    List {
+        all: bool,
+    },
+    Read {
+        id: String,
+        structured: bool,
+    },
+    /// Registers a waiter; the reply is the first poll's result plus its `waiter` id.
+    WaitStart {
+        id: String,
+        condition: Condition,
+    },
+    /// Blocks at most 100 ms for the waiter to be satisfied.
+    WaitPoll {
+        id: String,
+        waiter: u64,
+    },
+    /// Drops a waiter (the client gave up: timeout or Ctrl+C).
+    WaitEnd {
+        id: String,
+        waiter: u64,
+    },
+    Send {
+        id: String,
+        inputs: Vec<Input>,
+    },
+    Resize {
+        id: String,
+        width: u16,
+        height: u16,
+    },
+    Stop {
+        id: String,
+    },
+    StopAll,
+}

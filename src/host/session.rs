@@ -1,0 +1,538 @@
+//! One live session inside the host: a program in a PTY, the emulator fed by its output, the
+//! input writer, and the waiters evaluated on every screen change.
+//!
+//! Threads per session: a reader (PTY → channel), a pump (channel → emulator; answers queries;
+//! force-ends synchronized-output frames; bumps the version; evaluates waiters), a writer (input
+//! steps and query answers → PTY, each step one write) and a reaper (waits for the exit).
+
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant, SystemTime};
+
+use portable_pty::MasterPty;
+
+use super::protocol::{Condition, ErrorCode, HostError, Until};
+use crate::pty::{self, Exit, SpawnSpec};
+use crate::term::keys::{self, Step};
+use crate::term::{Emulator, Screen};
+
+/// How long an exited session stays readable (contract: 24 h).
+pub const RETENTION: Duration = Duration::from_secs(24 * 3600);
+
+/// Lifecycle states (contract: `starting`, `running`, `exited`, `stopped`, `unavailable`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    Running,
+    Exited,
+    Stopped,
+    Unavailable,
+}
+
+impl State {
+    /// The state's JSON name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Running => "running",
+            State::Exited => "exited",
+            State::Stopped => "stopped",
+            State::Unavailable => "unavailable",
+        }
+    }
+}
+
+/// A registered `wait` (evaluated on every screen change and on every poll).
+#[derive(Debug)]
+struct Waiter {
+    condition: Condition,
+    seen_present: bool,
+    true_since: Option<Instant>,
+    matched: bool,
+}
+
+/// The first version at which each viewport row's current text appeared (for `--since`).
+/// Rows are matched by content across changes, so scrolling keeps a row's version.
+#[derive(Debug, Default)]
+struct RowVersions {
+    rows: Vec<(String, u64)>,
+}
+
+impl RowVersions {
+    fn update(&mut self, texts: Vec<String>, version: u64) {
+        let mut old: HashMap<String, std::collections::VecDeque<u64>> = HashMap::new();
+        for (t, v) in self.rows.drain(..) {
+            old.entry(t).or_default().push_back(v);
+        }
+        self.rows = texts
+            .into_iter()
+            .map(|t| {
+                let v = old
+                    .get_mut(&t)
+                    .and_then(|q| q.pop_front())
+                    .unwrap_or(version);
+                (t, v)
+            })
+            .collect();
+    }
+}
+
+/// State shared between the host's request thread and the session's threads.
+pub struct Shared {
+    pub emulator: Emulator,
+    pub version: u64,
+    pub state: State,
+    pub exit: Option<Exit>,
+    pub updated_at: SystemTime,
+    pub expires_at: Option<SystemTime>,
+    rows: RowVersions,
+    waiters: HashMap<u64, Waiter>,
+    next_waiter: u64,
+}
+
+impl Shared {
+    fn bump(&mut self) {
+        self.version += 1;
+        self.updated_at = SystemTime::now();
+        let texts = (0..self.emulator.rows())
+            .map(|r| self.emulator.row_text(r))
+            .collect();
+        self.rows.update(texts, self.version);
+        self.evaluate_waiters(Instant::now());
+    }
+
+    /// Whether `c`'s text is on screen now, by the condition's rules.
+    fn present(&self, c: &Condition) -> bool {
+        let eligible = |v: u64| c.since.is_none_or(|s| v > s);
+        if c.line {
+            return self
+                .rows
+                .rows
+                .iter()
+                .any(|(t, v)| eligible(*v) && *t == c.text);
+        }
+        if c.since.is_some() {
+            return self
+                .rows
+                .rows
+                .iter()
+                .any(|(t, v)| eligible(*v) && t.contains(&c.text));
+        }
+        let text: Vec<&str> = self.rows.rows.iter().map(|(t, _)| t.as_str()).collect();
+        text.join("\n").contains(&c.text)
+    }
+
+    fn evaluate_waiters(&mut self, now: Instant) {
+        let ids: Vec<u64> = self.waiters.keys().copied().collect();
+        for id in ids {
+            let present = self.present(&self.waiters[&id].condition);
+            let w = self.waiters.get_mut(&id).expect("waiter");
+            if w.matched {
+                continue;
+            }
+            let holds = match w.condition.until {
+                Until::Present => present,
+                Until::Absent => {
+                    w.seen_present |= present;
+                    w.seen_present && !present
+                }
+            };
+            if holds {
+                let since = *w.true_since.get_or_insert(now);
+                if now.duration_since(since) >= Duration::from_millis(w.condition.stable_for_ms) {
+                    w.matched = true;
+                }
+            } else {
+                w.true_since = None;
+            }
+        }
+    }
+
+    /// The condition of waiter `id`, if it exists.
+    pub fn condition_of(&self, id: u64) -> Option<Condition> {
+        self.waiters.get(&id).map(|w| w.condition.clone())
+    }
+
+    /// When a waiter that holds now would be satisfied by time alone (its `stable-for`).
+    fn stable_deadline(&self, id: u64) -> Option<Instant> {
+        let w = self.waiters.get(&id)?;
+        w.true_since
+            .map(|t| t + Duration::from_millis(w.condition.stable_for_ms))
+    }
+}
+
+/// Messages to the pump thread.
+enum PumpMsg {
+    Output(Vec<u8>),
+    Eof,
+    Exited(Exit),
+}
+
+/// A session.
+pub struct Session {
+    pub id: String,
+    pub pid: u32,
+    shared: Arc<(Mutex<Shared>, Condvar)>,
+    writer: Sender<Vec<u8>>,
+    master: Box<dyn MasterPty + Send>,
+}
+
+/// How a poll of a waiter ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Poll {
+    Matched,
+    Pending,
+    SessionEnded,
+}
+
+fn lock(shared: &(Mutex<Shared>, Condvar)) -> MutexGuard<'_, Shared> {
+    shared.0.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A fresh session id: `s_` + 32 lowercase hex digits from the OS's random source.
+pub fn new_id() -> String {
+    let mut bytes = [0u8; 16];
+    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
+        let _ = f.read_exact(&mut bytes);
+    }
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!("s_{hex}")
+}
+
+impl Session {
+    /// Starts `spec` in a PTY and its threads.
+    ///
+    /// Errors: `session_not_started` when the program cannot be started.
+    pub fn start(spec: &SpawnSpec) -> Result<Session, HostError> {
+        let (process, reader, writer) = pty::spawn(spec)
+            .map_err(|e| HostError::new(ErrorCode::SessionNotStarted, e.to_string()))?;
+        let (master, mut child, pid) = process.into_parts();
+        let shared = Arc::new((
+            Mutex::new(Shared {
+                emulator: Emulator::new(spec.cols as usize, spec.rows as usize),
+                version: 1,
+                state: State::Running,
+                exit: None,
+                updated_at: SystemTime::now(),
+                expires_at: None,
+                rows: RowVersions::default(),
+                waiters: HashMap::new(),
+                next_waiter: 1,
+            }),
+            Condvar::new(),
+        ));
+        let (pump_tx, pump_rx) = mpsc::channel::<PumpMsg>();
+        let (write_tx, write_rx) = mpsc::channel::<Vec<u8>>();
+
+        let tx = pump_tx.clone();
+        std::thread::Builder::new()
+            .name("session-reader".into())
+            .spawn(move || read_loop(reader, tx))
+            .map_err(|e| HostError::new(ErrorCode::SessionError, e.to_string()))?;
+        std::thread::Builder::new()
+            .name("session-reaper".into())
+            .spawn(move || {
+                let exit = match child.wait() {
+                    Ok(status) => pty::exit_of(&status),
+                    Err(_) => Exit {
+                        code: 1,
+                        signal: None,
+                    },
+                };
+                let _ = pump_tx.send(PumpMsg::Exited(exit));
+            })
+            .map_err(|e| HostError::new(ErrorCode::SessionError, e.to_string()))?;
+        let pump_shared = shared.clone();
+        let replies = write_tx.clone();
+        std::thread::Builder::new()
+            .name("session-pump".into())
+            .spawn(move || pump_loop(pump_rx, pump_shared, replies))
+            .map_err(|e| HostError::new(ErrorCode::SessionError, e.to_string()))?;
+        let writer_shared = shared.clone();
+        std::thread::Builder::new()
+            .name("session-writer".into())
+            .spawn(move || write_loop(writer, write_rx, writer_shared))
+            .map_err(|e| HostError::new(ErrorCode::SessionError, e.to_string()))?;
+        Ok(Session {
+            id: new_id(),
+            pid,
+            shared,
+            writer: write_tx,
+            master,
+        })
+    }
+
+    /// Locks the shared state.
+    pub fn lock(&self) -> MutexGuard<'_, Shared> {
+        lock(&self.shared)
+    }
+
+    /// Queues validated input steps, each encoded against the application's current modes
+    /// (DECCKM, DECKPAM, bracketed paste) and written in order, one write per step.
+    ///
+    /// Errors: `session_exited` when the program has ended.
+    pub fn send(&self, steps: Vec<Step>) -> Result<(), HostError> {
+        if self.lock().state != State::Running {
+            return Err(HostError::new(
+                ErrorCode::SessionExited,
+                format!("session {} has exited", self.id),
+            ));
+        }
+        for step in steps {
+            // Encoded against the modes of the output parsed so far (the request's "now").
+            let bytes = {
+                let g = self.lock();
+                keys::encode_step(&step, &g.emulator.modes())
+            };
+            self.writer.send(bytes).map_err(|_| {
+                HostError::new(
+                    ErrorCode::SessionExited,
+                    format!("session {} has exited", self.id),
+                )
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Resizes the grid, then the PTY (the kernel signals SIGWINCH), under the lock so that
+    /// output written after the signal is parsed at the new size.
+    ///
+    /// Errors: `session_exited`; `io_error` when the PTY refuses the size.
+    pub fn resize(&self, cols: u16, rows: u16) -> Result<u64, HostError> {
+        let mut g = self.lock();
+        if g.state != State::Running {
+            return Err(HostError::new(
+                ErrorCode::SessionExited,
+                format!("session {} has exited", self.id),
+            ));
+        }
+        g.emulator.resize(cols as usize, rows as usize);
+        self.master
+            .resize(portable_pty::PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .map_err(|e| {
+                HostError::new(ErrorCode::IoError, format!("cannot resize the PTY: {e}"))
+            })?;
+        g.bump();
+        self.shared.1.notify_all();
+        Ok(g.version)
+    }
+
+    /// Registers a waiter and evaluates it once.
+    pub fn add_waiter(&self, condition: Condition) -> u64 {
+        let mut g = self.lock();
+        let id = g.next_waiter;
+        g.next_waiter += 1;
+        g.waiters.insert(
+            id,
+            Waiter {
+                condition,
+                seen_present: false,
+                true_since: None,
+                matched: false,
+            },
+        );
+        g.evaluate_waiters(Instant::now());
+        id
+    }
+
+    /// Waits at most `budget` for waiter `id` to be satisfied or the session to end.
+    pub fn poll_waiter(&self, id: u64, budget: Duration) -> Result<Poll, HostError> {
+        let end = Instant::now() + budget;
+        let mut g = self.lock();
+        loop {
+            let now = Instant::now();
+            g.evaluate_waiters(now);
+            let Some(w) = g.waiters.get(&id) else {
+                return Err(HostError::new(
+                    ErrorCode::InvalidRequest,
+                    format!("no waiter {id}"),
+                ));
+            };
+            if w.matched {
+                return Ok(Poll::Matched);
+            }
+            if g.state != State::Running {
+                return Ok(Poll::SessionEnded);
+            }
+            if now >= end {
+                return Ok(Poll::Pending);
+            }
+            let until = g.stable_deadline(id).map_or(end, |d| d.min(end));
+            let (guard, _) = self
+                .shared
+                .1
+                .wait_timeout(
+                    g,
+                    until
+                        .saturating_duration_since(now)
+                        .max(Duration::from_millis(1)),
+                )
+                .unwrap_or_else(|e| e.into_inner());
+            g = guard;
+        }
+    }
+
+    /// Drops waiter `id`.
+    pub fn remove_waiter(&self, id: u64) {
+        self.lock().waiters.remove(&id);
+    }
+
+    /// Ends the program: SIGTERM and SIGHUP to every process group of the session, up to
+    /// `grace` for all of them to go, then SIGKILL. Returns the program's exit.
+    pub fn kill(&self, grace: Duration) -> Option<Exit> {
+        let deadline = Instant::now() + grace;
+        pty::signal_session(self.pid, rustix::process::Signal::TERM);
+        pty::signal_session(self.pid, rustix::process::Signal::HUP);
+        pty::signal_session(self.pid, rustix::process::Signal::CONT);
+        while Instant::now() < deadline && !pty::session_members(self.pid).is_empty() {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        for _ in 0..100 {
+            if pty::signal_session(self.pid, rustix::process::Signal::KILL) == 0 {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        // The reaper records the leader's exit.
+        let mut g = self.lock();
+        let until = Instant::now() + Duration::from_secs(2);
+        while g.exit.is_none() && Instant::now() < until {
+            let (guard, _) = self
+                .shared
+                .1
+                .wait_timeout(g, Duration::from_millis(20))
+                .unwrap_or_else(|e| e.into_inner());
+            g = guard;
+        }
+        g.exit.clone()
+    }
+
+    /// The viewport snapshot and the scrollback row count.
+    pub fn snapshot(&self) -> (Screen, usize, u64) {
+        let g = self.lock();
+        (g.emulator.snapshot(), g.emulator.history_size(), g.version)
+    }
+}
+
+fn read_loop(mut reader: Box<dyn Read + Send>, tx: Sender<PumpMsg>) {
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match reader.read(&mut buf) {
+            Ok(0) | Err(_) => {
+                let _ = tx.send(PumpMsg::Eof);
+                return;
+            }
+            Ok(n) => {
+                if tx.send(PumpMsg::Output(buf[..n].to_vec())).is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+fn pump_loop(
+    rx: Receiver<PumpMsg>,
+    shared: Arc<(Mutex<Shared>, Condvar)>,
+    replies: Sender<Vec<u8>>,
+) {
+    let mut eof = false;
+    let mut exited = false;
+    loop {
+        let deadline = lock(&shared).emulator.sync_deadline();
+        let msg = match deadline {
+            Some(d) => rx.recv_timeout(d.saturating_duration_since(Instant::now())),
+            None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+        };
+        let mut g = lock(&shared);
+        match msg {
+            Ok(PumpMsg::Output(bytes)) => {
+                g.emulator.advance(&bytes);
+                let answer = g.emulator.take_replies();
+                if !answer.is_empty() {
+                    let _ = replies.send(answer);
+                }
+                g.bump();
+            }
+            Ok(PumpMsg::Eof) => eof = true,
+            Ok(PumpMsg::Exited(exit)) => {
+                exited = true;
+                if g.state == State::Running {
+                    g.state = State::Exited;
+                    g.expires_at = Some(SystemTime::now() + RETENTION);
+                }
+                g.exit = Some(exit);
+                g.bump();
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                g.emulator.expire_sync();
+                g.bump();
+            }
+            Err(RecvTimeoutError::Disconnected) => return,
+        }
+        shared.1.notify_all();
+        if eof && exited {
+            if g.emulator.sync_deadline().is_some() {
+                g.emulator.expire_sync();
+                g.bump();
+                shared.1.notify_all();
+            }
+            return;
+        }
+    }
+}
+
+fn write_loop(
+    mut writer: Box<dyn Write + Send>,
+    rx: Receiver<Vec<u8>>,
+    shared: Arc<(Mutex<Shared>, Condvar)>,
+) {
+    for bytes in rx {
+        if writer
+            .write_all(&bytes)
+            .and_then(|_| writer.flush())
+            .is_err()
+        {
+            let mut g = lock(&shared);
+            if g.state == State::Running && g.exit.is_none() {
+                g.state = State::Unavailable;
+                g.bump();
+                shared.1.notify_all();
+            }
+        }
+    }
+}
+
+impl Session {
+    /// Marks the session stopped (before it is removed from the registry).
+    pub fn mark_stopped(&self) {
+        let mut g = self.lock();
+        g.state = State::Stopped;
+        g.bump();
+        self.shared.1.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn row_versions_follow_content_through_scrolling() {
+        let mut rv = RowVersions::default();
+        rv.update(vec!["$ run".into(), "DONE".into(), "$".into()], 1);
+        rv.update(vec!["DONE".into(), "$ run".into(), "DONE".into()], 5);
+        assert_eq!(
+            rv.rows[0],
+            ("DONE".into(), 1),
+            "the old DONE keeps its version"
+        );
+        assert_eq!(rv.rows[1], ("$ run".into(), 1));
+        assert_eq!(rv.rows[2], ("DONE".into(), 5), "a second DONE is new");
+    }
+}

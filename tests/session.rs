@@ -1,0 +1,840 @@
+//! The `session` suite against a real host (started on demand in a private runtime directory)
+//! driving real programs: the cases SC-03…SC-12 and SC-15 of shared/cases/sessions.md, bash,
+//! vim and less, and every error code this suite can produce.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// A private host for one test: its own runtime directory; stops every session on drop.
+struct Host {
+    dir: tempfile::TempDir,
+}
+
+impl Host {
+    fn new() -> Host {
+        Host {
+            dir: common::tempdir(),
+        }
+    }
+
+    fn cmd(&self) -> assert_cmd::Command {
+        let mut c = common::console2svg();
+        c.env("CONSOLE2SVG_RUNTIME_DIR", self.dir.path().join("rt"))
+            .env("CONSOLE2SVG_HOST_IDLE_SECS", "3")
+            .current_dir(self.dir.path());
+        c
+    }
+
+    /// Runs `session <args>`; returns the JSON document and the exit code.
+    fn run(&self, args: &[&str]) -> (Value, i32) {
+        let out = self.cmd().arg("session").args(args).output().unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "JSON from session {args:?}: {e}: {}",
+                String::from_utf8_lossy(&out.stdout)
+            )
+        });
+        (v, out.status.code().unwrap())
+    }
+
+    /// Runs and requires success.
+    fn ok(&self, args: &[&str]) -> Value {
+        let (v, code) = self.run(args);
+        assert_eq!(code, 0, "session {args:?} failed: {v}");
+        v
+    }
+
+    fn start(&self, args: &[&str]) -> String {
+        let mut a = vec!["start"];
+        a.extend_from_slice(args);
+        self.ok(&a)["sessionId"].as_str().unwrap().to_string()
+    }
+
+    fn text(&self, id: &str) -> String {
+        self.ok(&["read", id])["screen"]["text"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    fn wait(&self, id: &str, text: &str) -> Value {
+        self.ok(&["wait", id, "--text", text, "--timeout", "10s"])
+    }
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        let _ = self
+            .cmd()
+            .args(["session", "stop", "--all", "--yes"])
+            .output();
+    }
+}
+
+/// The key probe of the cases: prints every byte it receives as two hex digits on a line.
+const PROBE: &str = "stty raw -echo opost; exec od -An -tx1 -w1 -v";
+
+/// The hex bytes the probe has shown, in order.
+fn probe_bytes(h: &Host, id: &str) -> Vec<String> {
+    h.text(id).split_whitespace().map(str::to_string).collect()
+}
+
+/// Waits until the probe has shown `n` bytes.
+fn probe_wait(h: &Host, id: &str, n: usize) -> Vec<String> {
+    let end = Instant::now() + Duration::from_secs(10);
+    loop {
+        let b = probe_bytes(h, id);
+        if b.len() >= n || Instant::now() > end {
+            return b;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn probe(h: &Host, setup: &str) -> String {
+    // Tall enough that no byte scrolls out of the viewport.
+    let id = h.start(&[
+        "--height",
+        "200",
+        "--",
+        "sh",
+        "-c",
+        &format!("{setup}{PROBE}"),
+    ]);
+    // The probe is ready once od runs (the terminal is in raw mode).
+    std::thread::sleep(Duration::from_millis(300));
+    id
+}
+
+fn sent(h: &Host, setup: &str, keys: &[&str]) -> Vec<String> {
+    let id = probe(h, setup);
+    let mut args = vec!["send", id.as_str()];
+    for k in keys {
+        args.push("--keys");
+        args.push(k);
+    }
+    h.ok(&args);
+    probe_wait(h, &id, 1);
+    // Give any further bytes time to arrive, so extra bytes would show.
+    std::thread::sleep(Duration::from_millis(200));
+    let all = probe_bytes(h, &id);
+    h.ok(&["stop", &id]);
+    all
+}
+
+fn hex(s: &str) -> Vec<String> {
+    s.split_whitespace().map(str::to_string).collect()
+}
+
+#[test]
+fn start_reply_and_list_and_structured_read() {
+    let h = Host::new();
+    let v = h.ok(&[
+        "start",
+        "--width",
+        "40",
+        "--height",
+        "5",
+        "--",
+        "sh",
+        "-c",
+        "printf 'hi \\033[31mred\\033[0m'; sleep 30",
+    ]);
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "schemaVersion",
+            "sessionId",
+            "state",
+            "processId",
+            "width",
+            "height"
+        ]
+    );
+    let id = v["sessionId"].as_str().unwrap();
+    assert!(
+        id.starts_with("s_")
+            && id.len() == 34
+            && id[2..]
+                .chars()
+                .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+    );
+    assert_eq!(
+        (
+            v["state"].as_str(),
+            v["width"].as_u64(),
+            v["height"].as_u64()
+        ),
+        (Some("running"), Some(40), Some(5))
+    );
+    h.wait(id, "red");
+    let list = h.ok(&["list"]);
+    let s = &list["sessions"][0];
+    assert_eq!(s["sessionId"], id);
+    for k in [
+        "sessionId",
+        "state",
+        "processId",
+        "exitCode",
+        "width",
+        "height",
+        "updatedAt",
+    ] {
+        assert!(s.get(k).is_some(), "list entry has {k}");
+    }
+    let r = h.ok(&["read", id, "--structured"]);
+    for k in [
+        "schemaVersion",
+        "sessionId",
+        "state",
+        "processId",
+        "exitCode",
+        "version",
+        "screen",
+    ] {
+        assert!(r.get(k).is_some(), "read has {k}");
+    }
+    let screen = &r["screen"];
+    assert_eq!(screen["text"], "hi red");
+    assert_eq!(screen["scope"], "viewport");
+    assert_eq!(
+        (
+            screen["cursorRow"].as_u64(),
+            screen["cursorColumn"].as_u64()
+        ),
+        (Some(0), Some(6))
+    );
+    let st = &screen["structured"];
+    assert_eq!(st["cells"].as_array().unwrap().len(), 40 * 5);
+    let red = &st["cells"][3];
+    assert_eq!(red["text"], "r");
+    assert_eq!(red["foreground"], "palette:1");
+    for k in [
+        "text",
+        "foreground",
+        "background",
+        "underlineColor",
+        "hyperlink",
+        "bold",
+        "italic",
+        "underline",
+        "reversed",
+        "faint",
+        "hidden",
+        "strikethrough",
+        "overline",
+        "blink",
+        "isWide",
+        "isWideContinuation",
+    ] {
+        assert!(red.get(k).is_some(), "cell has {k}");
+    }
+}
+
+#[test]
+fn sc03_paste_is_bracketed_only_when_asked() {
+    let h = Host::new();
+    let id = probe(&h, "printf '\\033[?2004h'; ");
+    let v = h.ok(&["send", &id, "--paste", "a\nb", "--keys", "Enter"]);
+    assert_eq!(v["bracketedPaste"], true);
+    let got = probe_wait(&h, &id, 16);
+    assert_eq!(got, hex("1b 5b 32 30 30 7e 61 0a 62 1b 5b 32 30 31 7e 0d"));
+    let id = probe(&h, "");
+    let v = h.ok(&["send", &id, "--paste", "a\nb"]);
+    assert_eq!(v["bracketedPaste"], false);
+    assert_eq!(probe_wait(&h, &id, 3), hex("61 0a 62"));
+}
+
+#[test]
+fn sc04_shift_tab_keeps_its_shift() {
+    let h = Host::new();
+    assert_eq!(sent(&h, "", &["Shift+Tab", "Tab"]), hex("1b 5b 5a 09"));
+}
+
+#[test]
+fn sc05_cursor_keys_follow_decckm() {
+    let h = Host::new();
+    assert_eq!(
+        sent(&h, "printf '\\033[?1h'; ", &["Up", "Home"]),
+        hex("1b 4f 41 1b 4f 48")
+    );
+    assert_eq!(
+        sent(&h, "printf '\\033[?1l'; ", &["Up", "Home"]),
+        hex("1b 5b 41 1b 5b 48")
+    );
+    let id = probe(&h, "printf '\\033[?1h'; ");
+    assert_eq!(
+        h.ok(&["read", &id])["screen"]["modes"]["applicationCursor"],
+        true
+    );
+}
+
+#[test]
+fn sc06_keypad_follows_deckpam() {
+    let h = Host::new();
+    assert_eq!(
+        sent(&h, "printf '\\033='; ", &["KP5", "KPEnter", "KPAdd"]),
+        hex("1b 4f 75 1b 4f 4d 1b 4f 6b")
+    );
+    assert_eq!(
+        sent(&h, "printf '\\033>'; ", &["KP5", "KPEnter", "KPAdd"]),
+        hex("35 0d 2b")
+    );
+}
+
+#[test]
+fn key_probe_covers_the_table() {
+    let h = Host::new();
+    let cases: &[(&str, &str)] = &[
+        ("Enter", "0d"),
+        ("Tab", "09"),
+        ("Escape", "1b"),
+        ("Backspace", "7f"),
+        ("Insert", "1b 5b 32 7e"),
+        ("Delete", "1b 5b 33 7e"),
+        ("PageUp", "1b 5b 35 7e"),
+        ("PageDown", "1b 5b 36 7e"),
+        ("F1", "1b 4f 50"),
+        ("F5", "1b 5b 31 35 7e"),
+        ("F12", "1b 5b 32 34 7e"),
+        ("Ctrl+C", "03"),
+        ("Alt+x", "1b 78"),
+        ("Shift+Up", "1b 5b 31 3b 32 41"),
+        ("Ctrl+Alt+Left", "1b 5b 31 3b 37 44"),
+        ("Meta+Home", "1b 5b 31 3b 33 48"),
+        ("é", "c3 a9"),
+    ];
+    let keys: Vec<&str> = cases.iter().map(|c| c.0).collect();
+    let expected: Vec<String> = cases.iter().flat_map(|c| hex(c.1)).collect();
+    let id = probe(&h, "");
+    let mut args = vec!["send", id.as_str()];
+    for k in &keys {
+        args.push("--keys");
+        args.push(k);
+    }
+    args.extend(["--text", "\\r", "--raw-hex", "0d"]);
+    h.ok(&args);
+    let mut expected = expected;
+    expected.extend(hex("5c 72 0d"));
+    assert_eq!(probe_wait(&h, &id, expected.len()), expected);
+}
+
+#[test]
+fn sc07_terminal_queries_are_answered() {
+    let h = Host::new();
+    std::fs::write(
+        h.dir.path().join("q.sh"),
+        "IFS=';[' read -rs -d R -p $'\\e[6n' _ ROW COL; echo \"POS=$ROW,$COL\"\nread -rs -d c -p $'\\e[c' DA; echo DA=ok; sleep 5\n",
+    )
+    .unwrap();
+    let id = h.start(&["--", "bash", "q.sh"]);
+    let start = Instant::now();
+    h.ok(&["wait", &id, "--text", "DA=ok", "--timeout", "3s"]);
+    assert!(
+        start.elapsed() < Duration::from_secs(1),
+        "answered within 1 s"
+    );
+    assert_eq!(h.text(&id), "POS=1,1\nDA=ok");
+}
+
+#[test]
+fn sc08_alternate_screen_is_left_cleanly() {
+    let h = Host::new();
+    let id = h.start(&["--", "sh", "-c", "echo BEFORE; printf '\\033[?1049h\\033[2J\\033[HALT'; sleep 1; printf '\\033[?1049l'; echo AFTER; sleep 5"]);
+    h.wait(&id, "ALT");
+    let r = h.ok(&["read", &id]);
+    assert_eq!(r["screen"]["text"], "ALT");
+    assert_eq!(r["screen"]["isAlternateScreen"], true);
+    h.wait(&id, "AFTER");
+    let r = h.ok(&["read", &id]);
+    assert_eq!(r["screen"]["text"], "BEFORE\nAFTER");
+    assert_eq!(r["screen"]["isAlternateScreen"], false);
+}
+
+#[test]
+fn sc09_wide_characters_read_back_without_spaces() {
+    let h = Host::new();
+    let id = h.start(&[
+        "--",
+        "sh",
+        "-c",
+        "printf '\\344\\270\\255\\346\\226\\207|\\n'; sleep 5",
+    ]);
+    h.wait(&id, "|");
+    let r = h.ok(&["read", &id, "--structured"]);
+    assert_eq!(r["screen"]["text"], "中文|");
+    let cells = &r["screen"]["structured"]["cells"];
+    assert_eq!(
+        (cells[0]["text"].as_str(), cells[0]["isWide"].as_bool()),
+        (Some("中"), Some(true))
+    );
+    assert_eq!(cells[1]["isWideContinuation"], true);
+    assert_eq!(
+        (cells[2]["text"].as_str(), cells[2]["isWide"].as_bool()),
+        (Some("文"), Some(true))
+    );
+    assert_eq!(cells[3]["isWideContinuation"], true);
+    assert_eq!(cells[4]["text"], "|");
+    let id = h.start(&[
+        "--width",
+        "5",
+        "--",
+        "sh",
+        "-c",
+        "printf 'abcd\\344\\270\\255'; sleep 5",
+    ]);
+    h.wait(&id, "中");
+    assert_eq!(h.text(&id), "abcd\n中");
+}
+
+#[test]
+fn sc10_wait_since_and_line_ignore_old_output_and_the_echo() {
+    let h = Host::new();
+    let id = h.start(&["--", "bash", "--norc", "-i"]);
+    h.wait(&id, "bash-");
+    for _ in 0..2 {
+        let sent_at = Instant::now();
+        let v = h.ok(&[
+            "send",
+            &id,
+            "--text",
+            "sleep 1; echo DONE",
+            "--keys",
+            "Enter",
+        ]);
+        let version = v["version"].as_u64().unwrap().to_string();
+        let w = h.ok(&[
+            "wait",
+            &id,
+            "--text",
+            "DONE",
+            "--line",
+            "--since",
+            &version,
+            "--timeout",
+            "5s",
+        ]);
+        assert_eq!(w["result"], "matched");
+        assert!(
+            sent_at.elapsed() >= Duration::from_secs(1),
+            "matched only after the command ran"
+        );
+    }
+    // Without --line/--since, wait keeps its meaning: the text is on screen now.
+    let start = Instant::now();
+    h.ok(&["wait", &id, "--text", "DONE", "--timeout", "5s"]);
+    assert!(start.elapsed() < Duration::from_millis(900));
+}
+
+#[test]
+fn wait_absent_stable_for_timeout_and_session_end() {
+    let h = Host::new();
+    let id = h.start(&[
+        "--",
+        "sh",
+        "-c",
+        "echo Working; sleep 1; clear; echo idle; sleep 30",
+    ]);
+    let start = Instant::now();
+    let w = h.ok(&[
+        "wait",
+        &id,
+        "--text",
+        "Working",
+        "--until",
+        "absent",
+        "--stable-for",
+        "300ms",
+        "--timeout",
+        "5s",
+    ]);
+    assert_eq!(
+        (w["result"].as_str(), w["until"].as_str()),
+        (Some("matched"), Some("absent"))
+    );
+    assert!(
+        start.elapsed() >= Duration::from_millis(1200),
+        "absent only after it was seen and stayed gone 300 ms"
+    );
+    let (w, code) = h.run(&["wait", &id, "--text", "never", "--timeout", "300ms"]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        (
+            w["result"].as_str(),
+            w["timedOut"].as_bool(),
+            w["status"].as_str()
+        ),
+        (Some("timeout"), Some(true), Some("error"))
+    );
+    assert_eq!(w["error"]["code"], "wait_timeout");
+    assert!(w["screen"]["text"].as_str().unwrap().contains("idle"));
+    let id = h.start(&["--", "sh", "-c", "sleep 0.5; exit 4"]);
+    let (w, code) = h.run(&["wait", &id, "--text", "never", "--timeout", "5s"]);
+    assert_eq!(
+        (code, w["result"].as_str(), w["exitCode"].as_i64()),
+        (1, Some("session-ended"), Some(4))
+    );
+    let (w, code) = h.run(&["wait", &id, "--text", "", "--timeout", "1s"]);
+    assert_eq!(
+        (code, w["error"]["code"].as_str()),
+        (1, Some("invalid_condition"))
+    );
+}
+
+#[test]
+fn sc11_resize_reaches_the_program() {
+    let h = Host::new();
+    let id = h.start(&[
+        "--width",
+        "80",
+        "--height",
+        "24",
+        "--",
+        "sh",
+        "-c",
+        "trap 'echo WINCH $(stty size)' WINCH; while :; do sleep 0.1; done",
+    ]);
+    std::thread::sleep(Duration::from_millis(300));
+    let v = h.ok(&["resize", &id, "--width", "100", "--height", "30"]);
+    assert!(v["version"].as_u64().is_some());
+    let start = Instant::now();
+    h.ok(&["wait", &id, "--text", "WINCH 30 100", "--timeout", "2s"]);
+    assert!(start.elapsed() < Duration::from_millis(500));
+    let r = h.ok(&["read", &id]);
+    assert_eq!(
+        (
+            r["screen"]["width"].as_u64(),
+            r["screen"]["height"].as_u64()
+        ),
+        (Some(100), Some(30))
+    );
+    let id = h.start(&["--", "bash", "--norc", "-i"]);
+    h.ok(&["resize", &id, "--width", "33", "--height", "7"]);
+    h.ok(&[
+        "send",
+        &id,
+        "--text",
+        "tput cols; tput lines",
+        "--keys",
+        "Enter",
+    ]);
+    h.ok(&["wait", &id, "--text", "33", "--line", "--timeout", "5s"]);
+    h.ok(&["wait", &id, "--text", "7", "--line", "--timeout", "5s"]);
+}
+
+fn leftovers(pattern: &str) -> String {
+    let out = std::process::Command::new("pgrep")
+        .args(["-f", pattern])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+#[test]
+fn sc12_stop_ends_every_process_group() {
+    let h = Host::new();
+    let a = h.start(&[
+        "--",
+        "bash",
+        "-c",
+        "sleep 1000777 & (trap '' TERM HUP; sleep 1001777) & wait",
+    ]);
+    let b = h.start(&["--", "bash", "--norc", "-i"]);
+    h.wait(&b, "bash-");
+    h.ok(&["send", &b, "--text", "sleep 1002777 &", "--keys", "Enter"]);
+    h.ok(&["send", &b, "--text", "sleep 1003777", "--keys", "Enter"]);
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(!leftovers("sleep 100[0-3]777").is_empty(), "the sleeps run");
+    let start = Instant::now();
+    let v = h.ok(&["stop", &a]);
+    assert_eq!(v["state"], "stopped");
+    assert!(
+        v.get("exitCode").is_some() && v.get("signal").is_some(),
+        "{v}"
+    );
+    h.ok(&["stop", &b]);
+    assert!(start.elapsed() < Duration::from_secs(8));
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(leftovers("sleep 100[0-3]777"), "", "no descendants left");
+    let zombies = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ps -eo stat,args | grep '^Z' | grep 'sleep 100' || true")
+        .output()
+        .unwrap();
+    assert!(
+        zombies.stdout.is_empty(),
+        "zombies: {}",
+        String::from_utf8_lossy(&zombies.stdout)
+    );
+    let (v, code) = h.run(&["read", &a]);
+    assert_eq!(
+        (code, v["error"]["code"].as_str()),
+        (1, Some("session_not_found")),
+        "stop deletes the session"
+    );
+}
+
+#[test]
+fn sc15_large_input_arrives_whole_and_in_order_under_output() {
+    let h = Host::new();
+    let got = h.dir.path().join("got");
+    let ready = h.dir.path().join("ready");
+    let script = format!(
+        "stty raw -echo; touch {}; (while :; do echo noise; done) & exec cat > {}",
+        ready.display(),
+        got.display()
+    );
+    let id = h.start(&["--", "sh", "-c", &script]);
+    let end = Instant::now() + Duration::from_secs(10);
+    while !ready.exists() && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // 1 MiB of base64-like text in 16 chunks of 64 KiB, then a short tail.
+    let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let payload: String = (0..1024 * 1024)
+        .map(|i| alphabet[(i * 7 + i / 64) % 64] as char)
+        .collect();
+    let mut args: Vec<String> = vec!["send".into(), id.clone()];
+    for chunk in payload.as_bytes().chunks(64 * 1024) {
+        args.push("--text".into());
+        args.push(String::from_utf8(chunk.to_vec()).unwrap());
+    }
+    let args_ref: Vec<&str> = args.iter().map(String::as_str).collect();
+    h.ok(&args_ref);
+    h.ok(&["send", &id, "--text", "0123456789"]);
+    let want = payload.len() + 10;
+    let end = Instant::now() + Duration::from_secs(20);
+    while std::fs::metadata(&got)
+        .map(|m| m.len() as usize)
+        .unwrap_or(0)
+        < want
+        && Instant::now() < end
+    {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    h.ok(&["stop", &id]);
+    let data = std::fs::read(&got).unwrap();
+    assert_eq!(data.len(), want);
+    assert!(
+        data[..payload.len()] == *payload.as_bytes() && &data[payload.len()..] == b"0123456789",
+        "byte-identical"
+    );
+}
+
+#[test]
+fn vim_and_less_are_driven_through_the_session() {
+    let h = Host::new();
+    let id = h.start(&[
+        "--width",
+        "60",
+        "--height",
+        "12",
+        "--",
+        "vim",
+        "-u",
+        "NONE",
+        "-N",
+        "notes.txt",
+    ]);
+    h.wait(&id, "notes.txt");
+    h.ok(&[
+        "send",
+        &id,
+        "--text",
+        "iHello from an agent",
+        "--keys",
+        "Escape",
+    ]);
+    h.wait(&id, "Hello from an agent");
+    let r = h.ok(&["read", &id]);
+    assert_eq!(r["screen"]["isAlternateScreen"], true);
+    h.ok(&["resize", &id, "--width", "80", "--height", "20"]);
+    h.ok(&["send", &id, "--text", ":wq", "--keys", "Enter"]);
+    let (w, code) = h.run(&["wait", &id, "--text", "never-shown", "--timeout", "5s"]);
+    assert_eq!(
+        (code, w["result"].as_str(), w["exitCode"].as_i64()),
+        (1, Some("session-ended"), Some(0))
+    );
+    let end = Instant::now() + Duration::from_secs(5);
+    while !h.dir.path().join("notes.txt").exists() && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        std::fs::read_to_string(h.dir.path().join("notes.txt")).unwrap(),
+        "Hello from an agent\n"
+    );
+    let list = h.ok(&["list", "--all"]);
+    let s = list["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["sessionId"] == id.as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (s["state"].as_str(), s["exitCode"].as_i64()),
+        (Some("exited"), Some(0))
+    );
+    assert!(s["expiresAt"].as_str().is_some(), "retained with expiresAt");
+    assert!(
+        h.ok(&["list"])["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["sessionId"] != id.as_str()),
+        "list without --all shows running ones"
+    );
+    let (v, code) = h.run(&["send", &id, "--text", "x"]);
+    assert_eq!(
+        (code, v["error"]["code"].as_str()),
+        (1, Some("session_exited"))
+    );
+    let (v, code) = h.run(&["resize", &id, "--width", "10", "--height", "5"]);
+    assert_eq!(
+        (code, v["error"]["code"].as_str()),
+        (1, Some("session_exited"))
+    );
+    assert!(
+        h.text(&id).contains("Hello from an agent") || h.ok(&["read", &id])["state"] == "exited"
+    );
+
+    let lines: String = (1..=200).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(h.dir.path().join("long.txt"), lines).unwrap();
+    let id = h.start(&["--width", "40", "--height", "10", "--", "less", "long.txt"]);
+    h.wait(&id, "line 9");
+    h.ok(&["send", &id, "--keys", "PageDown"]);
+    h.wait(&id, "line 18");
+    h.ok(&["send", &id, "--keys", "End"]);
+    h.wait(&id, "line 200");
+    h.ok(&["send", &id, "--text", "q"]);
+    let (w, _) = h.run(&["wait", &id, "--text", "never-shown", "--timeout", "5s"]);
+    assert_eq!(
+        (w["result"].as_str(), w["exitCode"].as_i64()),
+        (Some("session-ended"), Some(0)),
+        "less quit"
+    );
+}
+
+#[test]
+fn error_codes_from_real_triggers() {
+    let h = Host::new();
+    let code_of = |args: &[&str]| {
+        let (v, code) = h.run(args);
+        assert_eq!(code, 1, "{args:?}: {v}");
+        assert_eq!(v["status"], "error");
+        v["error"]["code"].as_str().unwrap().to_string()
+    };
+    assert_eq!(
+        code_of(&["read", "s_00000000000000000000000000000000"]),
+        "session_not_found"
+    );
+    assert_eq!(
+        code_of(&["start", "--", "no-such-program-xyz"]),
+        "session_not_started"
+    );
+    assert_eq!(
+        code_of(&["start", "--cwd", "/no/such/dir", "--", "true"]),
+        "session_not_started"
+    );
+    let id = h.start(&["--", "sh", "-c", "sleep 30"]);
+    assert_eq!(
+        code_of(&["send", &id, "--keys", "Ctrl+Ctrl+A"]),
+        "unsupported_key"
+    );
+    assert_eq!(
+        code_of(&["send", &id, "--keys", "Hyper+Q"]),
+        "unsupported_key"
+    );
+    assert_eq!(
+        code_of(&["send", &id, "--raw-hex", "abc"]),
+        "invalid_request"
+    );
+    assert_eq!(code_of(&["send", &id, "--raw-hex", ""]), "invalid_request");
+    assert_eq!(code_of(&["send", &id]), "invalid_request");
+    assert_eq!(
+        code_of(&["wait", &id, "--text", "x", "--timeout", "100ms"]),
+        "wait_timeout"
+    );
+    assert_eq!(code_of(&["stop", "--all"]), "invalid_request");
+    // A bad key in a compound send means nothing is sent at all.
+    let probe_id = probe(&h, "");
+    assert_eq!(
+        code_of(&["send", &probe_id, "--text", "abc", "--keys", "NoSuchKey"]),
+        "unsupported_key"
+    );
+    h.ok(&["send", &probe_id, "--text", "z"]);
+    assert_eq!(
+        probe_wait(&h, &probe_id, 1),
+        hex("7a"),
+        "only the later, valid send arrived"
+    );
+    let v = h.ok(&["stop", "--all", "--yes"]);
+    assert_eq!(v["stopped"].as_array().unwrap().len(), 2);
+    assert_eq!(v["failed"], serde_json::json!([]));
+}
+
+#[test]
+fn host_survives_garbage_and_replaces_a_stale_socket() {
+    use std::io::{Read, Write};
+    let h = Host::new();
+    let id = h.start(&["--", "sh", "-c", "echo alive; sleep 30"]);
+    let socket = h.dir.path().join("rt/host.sock");
+    let meta = std::fs::metadata(&socket).unwrap();
+    assert_eq!(
+        std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o777,
+        0o600
+    );
+    let dir_meta = std::fs::metadata(h.dir.path().join("rt")).unwrap();
+    assert_eq!(
+        std::os::unix::fs::PermissionsExt::mode(&dir_meta.permissions()) & 0o777,
+        0o700
+    );
+    for garbage in [&b"not json\n"[..], b"{\"op\":\"nope\"}\n", b"\n"] {
+        let mut s = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+        s.write_all(garbage).unwrap();
+        let mut reply = String::new();
+        s.read_to_string(&mut reply).unwrap();
+        let v: Value = serde_json::from_str(&reply).unwrap();
+        assert_eq!(v["error"]["code"], "invalid_request");
+    }
+    // A client that connects and vanishes mid-request.
+    drop(std::os::unix::net::UnixStream::connect(&socket).unwrap());
+    let mut s = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+    s.write_all(b"{\"op\":\"re").unwrap();
+    drop(s);
+    h.wait(&id, "alive");
+    // Kill the host: the next call starts a fresh one instead of hanging.
+    let pid = h.ok(&["list"]);
+    let _ = pid;
+    let host_pid = {
+        let mut s = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+        s.write_all(b"{\"op\":\"ping\"}\n").unwrap();
+        let mut reply = String::new();
+        s.read_to_string(&mut reply).unwrap();
+        serde_json::from_str::<Value>(&reply).unwrap()["pid"]
+            .as_i64()
+            .unwrap()
+    };
+    std::process::Command::new("kill")
+        .args(["-9", &host_pid.to_string()])
+        .status()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(socket.exists(), "a stale socket is left behind");
+    let start = Instant::now();
+    let (v, code) = h.run(&["read", &id]);
+    assert!(start.elapsed() < Duration::from_secs(6), "never hangs");
+    assert_eq!(code, 1);
+    assert!(
+        matches!(
+            v["error"]["code"].as_str(),
+            Some("session_not_found") | Some("host_unavailable")
+        ),
+        "{v}"
+    );
+    h.start(&["--", "true"]);
+}
