@@ -83,7 +83,7 @@ pub fn run_command(opts: &CommandCapture) -> Result<Capture, SpawnError> {
     emulator.set_query_colors(opts.query_colors);
     let (mut process, reader, mut writer) = pty::spawn(&opts.spawn)?;
     let rx = read_in_thread(reader);
-    let deadline = opts.timeout.map(|t| start + t);
+    let deadline = opts.timeout.and_then(|t| start.checked_add(t));
     let mut exit: Option<Exit> = None;
     let mut exited_at: Option<Instant> = None;
     let mut status = Status::Completed;
@@ -170,7 +170,9 @@ pub fn run_bytes(
     let rx = read_in_thread(input);
     let mut status = Status::Completed;
     loop {
-        let wait = timeout.map(|t| (start + t).saturating_duration_since(Instant::now()));
+        let wait = timeout
+            .and_then(|t| start.checked_add(t))
+            .map(|d| d.saturating_duration_since(Instant::now()));
         let chunk = match wait {
             Some(w) => rx.recv_timeout(w),
             None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),

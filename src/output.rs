@@ -1,8 +1,9 @@
-//! Writing artifacts: the output format from a path's extension, and atomic file writes
-//! (a reader never sees a half-written file; on error nothing is left behind).
+//! Writing artifacts: the output format from a path's extension, and safe file writes (a reader
+//! never sees a half-written file; on error nothing is left behind).
 
 use std::io::Write;
-use std::path::Path;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
 
 /// Formats an artifact can be written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,26 +38,121 @@ impl Format {
     }
 }
 
-/// Writes `bytes` to `path` atomically: a temporary file in the same directory, flushed, then
-/// renamed over `path`. Errors carry the path.
+/// The plain OS message of an I/O error, without the temporary path tempfile appends to it
+/// (`… at path "/dir/.console2svg-XXXX"`).
+fn os_message(e: &std::io::Error) -> String {
+    let msg = e.to_string();
+    msg.split(" at path \"").next().unwrap_or(&msg).to_string()
+}
+
+/// Follows symbolic links at `path` (also dangling ones) to the file they name.
+fn resolve_links(path: &Path) -> PathBuf {
+    let mut p = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::read_link(&p) {
+            Ok(target) => p = p.parent().map_or(target.clone(), |dir| dir.join(&target)),
+            Err(_) => break,
+        }
+    }
+    p
+}
+
+/// Writes `bytes` to `path`.
+///
+/// A regular file (or a new one) is replaced atomically: a temporary file in the same
+/// directory, flushed, given the old file's permissions (0644 for a new file), then renamed over
+/// it. A symbolic link is followed and its target replaced the same way. Anything else that
+/// exists there (a device such as `/dev/stdout`, a FIFO) is written to directly, never replaced.
+///
+/// Errors: one line naming `path` and the OS's reason.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let dir = match path.parent() {
+    let fail = |e: std::io::Error| format!("cannot write {}: {}", path.display(), os_message(&e));
+    let target = resolve_links(path);
+    let existing = std::fs::metadata(&target).ok();
+    if let Some(meta) = &existing {
+        if meta.is_dir() {
+            return Err(format!(
+                "cannot write {}: it is a directory",
+                path.display()
+            ));
+        }
+        if !meta.is_file() {
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .truncate(true)
+                .open(&target)
+                .map_err(fail)?;
+            return f.write_all(bytes).and_then(|_| f.flush()).map_err(fail);
+        }
+    }
+    let dir = match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    let mode = existing.map_or(0o644, |m| m.permissions().mode() & 0o7777);
     let mut tmp = tempfile::Builder::new()
         .prefix(".console2svg-")
         .tempfile_in(dir)
         .map_err(fail)?;
     tmp.write_all(bytes).map_err(fail)?;
     tmp.as_file().sync_all().map_err(fail)?;
-    // Temporary files are created 0600; an artifact is an ordinary readable file.
-    std::fs::set_permissions(
-        tmp.path(),
-        std::os::unix::fs::PermissionsExt::from_mode(0o644),
-    )
-    .map_err(fail)?;
-    tmp.persist(path).map_err(|e| fail(e.error))?;
+    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(mode)).map_err(fail)?;
+    tmp.persist(&target).map_err(|e| fail(e.error))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replaces_files_keeps_modes_follows_links_and_writes_devices() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.svg");
+        std::fs::write(&file, "old").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+        write_atomic(&file, b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "new");
+        assert_eq!(
+            std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+
+        let link = dir.path().join("link.svg");
+        std::os::unix::fs::symlink("a.svg", &link).unwrap();
+        write_atomic(&link, b"via link").unwrap();
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink(),
+            "the link stays a link"
+        );
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "via link");
+
+        write_atomic(Path::new("/dev/null"), b"discarded").unwrap();
+        assert!(
+            !std::fs::metadata("/dev/null").unwrap().is_file(),
+            "a device is written to, not replaced"
+        );
+
+        let fresh = dir.path().join("fresh.svg");
+        write_atomic(&fresh, b"x").unwrap();
+        assert_eq!(
+            std::fs::metadata(&fresh).unwrap().permissions().mode() & 0o777,
+            0o644
+        );
+
+        let err = write_atomic(&dir.path().join("no/such/x.svg"), b"x").unwrap_err();
+        assert!(
+            err.ends_with("No such file or directory (os error 2)")
+                && !err.contains(".console2svg-"),
+            "{err}"
+        );
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names.len(), 3, "no temporary files left: {names:?}");
+    }
 }

@@ -129,7 +129,8 @@ fn vim_on_the_alternate_screen_with_timeout() {
 #[test]
 fn terminal_queries_are_answered() {
     let dir = tempdir();
-    let script = r#"printf '\033[6n'; IFS= read -rs -d R -t 5 pos
+    // Echo off first: a reply that arrives before `read -s` runs would otherwise be echoed.
+    let script = r#"stty -echo; printf '\033[6n'; IFS= read -rs -d R -t 5 pos
 printf '\033[c'; IFS= read -rs -d c -t 5 da
 printf '\033]11;?\007'; IFS= read -rs -d $'\a' -t 5 bg
 printf '\033[18t'; IFS= read -rs -d t -t 5 size
@@ -312,8 +313,28 @@ fn errors_are_one_line_with_a_nonzero_exit_and_leave_nothing_behind() {
     );
     fail(
         &["--stdout", "--json", "--", "true"],
+        2,
+        "cannot be used with",
+    );
+    fail(
+        &["--stdout", "-o", "keep.svg", "--", "true"],
+        2,
+        "cannot be used with",
+    );
+    fail(
+        &["--timeout", "1e300", "--", "true"],
+        2,
+        "at most 10000000 seconds",
+    );
+    fail(
+        &["-o", "keep.svg", "--", "no-such-program-xyz"],
         1,
-        "--stdout and --json",
+        "cannot start 'no-such-program-xyz': command not found",
+    );
+    fail(
+        &["-o", "keep.svg", "--", "/tmp"],
+        1,
+        "not an executable file",
     );
     fail(&["--forecolor", "reddish", "--", "true"], 2, "not a colour");
     fail(&["-w", "0", "--", "true"], 2, "0 is not in 1..=500");

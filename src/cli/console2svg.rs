@@ -96,7 +96,7 @@ struct CaptureArgs {
     )]
     out: PathBuf,
     /// Write the SVG to stdout instead of a file.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["out", "json"])]
     stdout: bool,
     /// Print a JSON result instead of prose.
     #[arg(long)]
@@ -183,8 +183,10 @@ fn parse_seconds(s: &str) -> Result<Duration, String> {
     let v: f64 = s
         .parse()
         .map_err(|_| format!("'{s}' is not a number of seconds"))?;
-    if !(v.is_finite() && v > 0.0) {
-        return Err(format!("timeout must be positive, got {s}"));
+    if !(v.is_finite() && v > 0.0 && v <= 1e7) {
+        return Err(format!(
+            "timeout must be more than 0 and at most 10000000 seconds, got {s}"
+        ));
     }
     Ok(Duration::from_secs_f64(v))
 }
@@ -269,8 +271,7 @@ pub fn main() -> Result<(), CliError> {
                 ListFormat::Markdown => theme::ListFormat::Markdown,
                 ListFormat::Json => theme::ListFormat::Json,
             };
-            print!("{}", theme::format_list(format));
-            Ok(())
+            super::print_stdout(&theme::format_list(format))
         }
         Command::Completions { shell } => {
             clap_complete::generate(
@@ -285,11 +286,6 @@ pub fn main() -> Result<(), CliError> {
 }
 
 fn run_capture(args: CaptureArgs) -> Result<(), CliError> {
-    if args.stdout && args.json {
-        return Err(CliError::new(
-            "--stdout and --json both write to stdout; use -o with --json",
-        ));
-    }
     let format = if args.stdout {
         Format::Svg
     } else {
@@ -348,22 +344,22 @@ fn run_capture(args: CaptureArgs) -> Result<(), CliError> {
     }
     output::write_atomic(&args.out, svg.as_bytes())?;
     if args.json {
-        println!(
-            "{}",
+        super::print_stdout(&format!(
+            "{}\n",
             result_json(&capture, &screen, Some((&args.out, format)))
-        );
+        ))?;
     } else {
         let exit = match &capture.exit {
             Some(e) => format!("exit code {}", e.code),
             None if capture.status == Status::Partial => "timed out, partial screen".to_string(),
             None => "input ended".to_string(),
         };
-        println!(
-            "wrote {} ({}×{} cells, {exit})",
+        super::print_stdout(&format!(
+            "wrote {} ({}×{} cells, {exit})\n",
             args.out.display(),
             screen.width,
             screen.rows.len()
-        );
+        ))?;
     }
     Ok(())
 }
@@ -382,7 +378,7 @@ fn result_json(
     }
     let artifact = artifact.map(|(path, format)| {
         let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-        json!({"path": abs, "format": format.name()})
+        json!({"path": abs.to_string_lossy(), "format": format.name()})
     });
     json!({
         "schemaVersion": 1,
@@ -412,7 +408,7 @@ fn appearance(args: &CaptureArgs) -> Result<Appearance, CliError> {
     let frame = chrome::load(&window)?;
     let header = match (&args.header, args.with_command) {
         (Some(h), _) => Some(h.clone()),
-        (None, true) => {
+        (None, true) if !args.command.is_empty() => {
             let prompt = args.prompt.clone().unwrap_or_else(|| {
                 if rustix::process::geteuid().is_root() {
                     "#".into()
@@ -425,9 +421,9 @@ fn appearance(args: &CaptureArgs) -> Result<Appearance, CliError> {
                 .iter()
                 .map(|a| a.to_string_lossy().into_owned())
                 .collect();
-            Some(format!("{prompt} {}", command.join(" ")))
+            Some(format!("{prompt} {}", super::shell_join(&command)))
         }
-        (None, false) => None,
+        (None, _) => None,
     };
     let defaults = Appearance::default();
     Ok(Appearance {
@@ -468,14 +464,11 @@ fn appearance(args: &CaptureArgs) -> Result<Appearance, CliError> {
 /// `--background`: one colour, two colours (or `c1:c2`) for a gradient, or an image file.
 fn background(values: &[String]) -> Result<Option<Background>, CliError> {
     let check = |c: &str| -> Result<String, CliError> {
-        let ok = Rgb::parse_hex(c).is_some()
-            || (c.starts_with("rgb") && c.ends_with(')'))
-            || (!c.is_empty() && c.chars().all(|ch| ch.is_ascii_alphabetic()));
-        if ok {
-            Ok(c.to_string())
+        if render::is_css_color(c) {
+            Ok(c.trim().to_string())
         } else {
             Err(CliError::new(format!(
-                "'{c}' is not a colour or an image file"
+                "--background: '{c}' is not a CSS colour or an image file"
             )))
         }
     };
@@ -485,10 +478,8 @@ fn background(values: &[String]) -> Result<Option<Background>, CliError> {
             Some(Background::Image(image_data_uri(Path::new(one))?))
         }
         [one] => match one.split_once(':') {
-            Some((a, b)) if !one.starts_with("rgb") => {
-                Some(Background::Gradient(check(a)?, check(b)?))
-            }
-            _ => Some(Background::Color(check(one)?)),
+            Some((a, b)) => Some(Background::Gradient(check(a)?, check(b)?)),
+            None => Some(Background::Color(check(one)?)),
         },
         [a, b] => Some(Background::Gradient(check(a)?, check(b)?)),
         _ => return Err(CliError::new("--background takes one or two values")),
@@ -516,6 +507,19 @@ fn image_data_uri(path: &Path) -> Result<String, CliError> {
         }
     };
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let looks_right = match mime {
+        "image/png" => bytes.starts_with(b"\x89PNG\r\n\x1a\n"),
+        "image/jpeg" => bytes.starts_with(&[0xff, 0xd8, 0xff]),
+        "image/gif" => bytes.starts_with(b"GIF8"),
+        "image/webp" => bytes.len() > 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WEBP",
+        _ => String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]).contains("<svg"),
+    };
+    if !looks_right {
+        return Err(CliError::new(format!(
+            "{}: not a {mime} image",
+            path.display()
+        )));
+    }
     Ok(format!(
         "data:{mime};base64,{}",
         base64::engine::general_purpose::STANDARD.encode(bytes)

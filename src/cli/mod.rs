@@ -27,6 +27,34 @@ impl<E: std::fmt::Display> From<E> for CliError {
     }
 }
 
+/// Writes `text` to stdout, flushed. A closed or full stdout is an error, not a panic.
+pub fn print_stdout(text: &str) -> Result<(), CliError> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|_| out.flush())
+        .map_err(|e| CliError::new(format!("cannot write to stdout: {e}")))
+}
+
+/// `args` as a POSIX shell command line: arguments with characters outside
+/// `[A-Za-z0-9_@%+=:,./-]` are single-quoted (`'` becomes `'\''`).
+pub fn shell_join<S: AsRef<str>>(args: &[S]) -> String {
+    let quote = |a: &str| {
+        let plain = !a.is_empty()
+            && a.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c));
+        if plain {
+            a.to_string()
+        } else {
+            format!("'{}'", a.replace('\'', "'\\''"))
+        }
+    };
+    args.iter()
+        .map(|a| quote(a.as_ref()))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Runs `main`, printing an error as `<bin>: error: <message>` on stderr and exiting with its code.
 pub fn exit_with(bin: &str, result: Result<(), CliError>) -> ! {
     match result {
@@ -35,5 +63,18 @@ pub fn exit_with(bin: &str, result: Result<(), CliError>) -> ! {
             eprintln!("{bin}: error: {}", e.message);
             std::process::exit(e.code)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn shell_join_quotes_what_needs_it() {
+        assert_eq!(
+            super::shell_join(&["bash", "-c", "echo \"a  b\""]),
+            "bash -c 'echo \"a  b\"'"
+        );
+        assert_eq!(super::shell_join(&["it's", ""]), "'it'\\''s' ''");
+        assert_eq!(super::shell_join(&["ls", "-la", "/tmp"]), "ls -la /tmp");
     }
 }

@@ -152,7 +152,10 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 fn emit(result: Result<Value, HostError>) -> i32 {
     match result {
         Ok(v) => {
-            println!("{v}");
+            if let Err(e) = super::print_stdout(&format!("{v}\n")) {
+                eprintln!("console2svg: error: {}", e.message);
+                return 1;
+            }
             if v["status"] == "error" {
                 if let Some(m) = v["error"]["message"].as_str() {
                     eprintln!("console2svg: error: {m}");
@@ -163,7 +166,7 @@ fn emit(result: Result<Value, HostError>) -> i32 {
             }
         }
         Err(e) => {
-            println!("{}", e.envelope());
+            let _ = super::print_stdout(&format!("{}\n", e.envelope()));
             eprintln!("console2svg: error: {}", e.message);
             1
         }

@@ -638,11 +638,11 @@ fn finish(raw: RawFrame, origin: &str, default_name: &str) -> Result<Frame, Fram
     let insets = raw.insets.unwrap_or_default();
     let pc = raw.pc.unwrap_or(false);
     let nonneg = |key: &str, v: f32| {
-        if v.is_finite() && v >= 0.0 {
+        if v.is_finite() && (0.0..=10_000.0).contains(&v) {
             Ok(v)
         } else {
             Err(invalid(format!(
-                "{key} must be a non-negative number, got {v}"
+                "{key} must be a number of px from 0 to 10000, got {v}"
             )))
         }
     };
@@ -1211,7 +1211,7 @@ mod tests {
         assert!(m.contains("unknown base frame 'amiga'"), "{m}");
         let (_, m) = bad(r#"{"insets":{"top":-1}}"#);
         assert!(
-            m.contains("insets.top must be a non-negative number"),
+            m.contains("insets.top must be a number of px from 0 to 10000, got -1"),
             "{m}"
         );
     }

@@ -83,3 +83,219 @@ pub fn blend(a: Rgb, b: Rgb, t: f32) -> Rgb {
     let mix = |x: u8, y: u8| (x as f32 + (y as f32 - x as f32) * t).round() as u8;
     Rgb::new(mix(a.r, b.r), mix(a.g, b.g), mix(a.b, b.b))
 }
+
+/// The CSS Color Module Level 4 named colours (plus `transparent`), lowercase.
+const CSS_NAMED_COLORS: &[&str] = &[
+    "aliceblue",
+    "antiquewhite",
+    "aqua",
+    "aquamarine",
+    "azure",
+    "beige",
+    "bisque",
+    "black",
+    "blanchedalmond",
+    "blue",
+    "blueviolet",
+    "brown",
+    "burlywood",
+    "cadetblue",
+    "chartreuse",
+    "chocolate",
+    "coral",
+    "cornflowerblue",
+    "cornsilk",
+    "crimson",
+    "cyan",
+    "darkblue",
+    "darkcyan",
+    "darkgoldenrod",
+    "darkgray",
+    "darkgreen",
+    "darkgrey",
+    "darkkhaki",
+    "darkmagenta",
+    "darkolivegreen",
+    "darkorange",
+    "darkorchid",
+    "darkred",
+    "darksalmon",
+    "darkseagreen",
+    "darkslateblue",
+    "darkslategray",
+    "darkslategrey",
+    "darkturquoise",
+    "darkviolet",
+    "deeppink",
+    "deepskyblue",
+    "dimgray",
+    "dimgrey",
+    "dodgerblue",
+    "firebrick",
+    "floralwhite",
+    "forestgreen",
+    "fuchsia",
+    "gainsboro",
+    "ghostwhite",
+    "gold",
+    "goldenrod",
+    "gray",
+    "green",
+    "greenyellow",
+    "grey",
+    "honeydew",
+    "hotpink",
+    "indianred",
+    "indigo",
+    "ivory",
+    "khaki",
+    "lavender",
+    "lavenderblush",
+    "lawngreen",
+    "lemonchiffon",
+    "lightblue",
+    "lightcoral",
+    "lightcyan",
+    "lightgoldenrodyellow",
+    "lightgray",
+    "lightgreen",
+    "lightgrey",
+    "lightpink",
+    "lightsalmon",
+    "lightseagreen",
+    "lightskyblue",
+    "lightslategray",
+    "lightslategrey",
+    "lightsteelblue",
+    "lightyellow",
+    "lime",
+    "limegreen",
+    "linen",
+    "magenta",
+    "maroon",
+    "mediumaquamarine",
+    "mediumblue",
+    "mediumorchid",
+    "mediumpurple",
+    "mediumseagreen",
+    "mediumslateblue",
+    "mediumspringgreen",
+    "mediumturquoise",
+    "mediumvioletred",
+    "midnightblue",
+    "mintcream",
+    "mistyrose",
+    "moccasin",
+    "navajowhite",
+    "navy",
+    "oldlace",
+    "olive",
+    "olivedrab",
+    "orange",
+    "orangered",
+    "orchid",
+    "palegoldenrod",
+    "palegreen",
+    "paleturquoise",
+    "palevioletred",
+    "papayawhip",
+    "peachpuff",
+    "peru",
+    "pink",
+    "plum",
+    "powderblue",
+    "purple",
+    "rebeccapurple",
+    "red",
+    "rosybrown",
+    "royalblue",
+    "saddlebrown",
+    "salmon",
+    "sandybrown",
+    "seagreen",
+    "seashell",
+    "sienna",
+    "silver",
+    "skyblue",
+    "slateblue",
+    "slategray",
+    "slategrey",
+    "snow",
+    "springgreen",
+    "steelblue",
+    "tan",
+    "teal",
+    "thistle",
+    "tomato",
+    "transparent",
+    "turquoise",
+    "violet",
+    "wheat",
+    "white",
+    "whitesmoke",
+    "yellow",
+    "yellowgreen",
+];
+
+/// True for a CSS colour value we accept for the canvas background: `#rgb`, `#rgba`,
+/// `#rrggbb`, `#rrggbbaa`, a named colour (CSS Color 4), or `rgb()`/`rgba()`/`hsl()`/`hsla()`
+/// with numbers, `%`, `.`, `,` and spaces inside.
+pub fn is_css_color(s: &str) -> bool {
+    let lower = s.trim().to_ascii_lowercase();
+    if let Some(hex) = lower.strip_prefix('#') {
+        return matches!(hex.len(), 3 | 4 | 6 | 8) && hex.bytes().all(|b| b.is_ascii_hexdigit());
+    }
+    for f in ["rgba(", "rgb(", "hsla(", "hsl("] {
+        if let Some(inner) = lower.strip_prefix(f).and_then(|r| r.strip_suffix(')')) {
+            return !inner.trim().is_empty()
+                && inner
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || " .,%/-+degturadn".contains(c));
+        }
+    }
+    CSS_NAMED_COLORS.binary_search(&lower.as_str()).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn css_colours() {
+        assert!(
+            CSS_NAMED_COLORS.windows(2).all(|w| w[0] < w[1]),
+            "sorted for binary search"
+        );
+        for ok in [
+            "#fff",
+            "#ff0080",
+            "#ff008080",
+            "red",
+            "RebeccaPurple",
+            "rgb(1, 2, 3)",
+            "hsl(120deg 50% 50%)",
+            "transparent",
+        ] {
+            assert!(is_css_color(ok), "{ok}");
+        }
+        for bad in [
+            "bogus",
+            "#12345",
+            "rgb(1,2,3",
+            "url(x)",
+            "red;x",
+            "",
+            "rgb()",
+        ] {
+            assert!(!is_css_color(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn dim_blends_towards_the_background() {
+        assert_eq!(
+            blend(Rgb::new(212, 212, 212), Rgb::new(30, 30, 30), DIM_BLEND),
+            Rgb::new(130, 130, 130)
+        );
+    }
+}

@@ -216,10 +216,11 @@ impl<'a> Painter<'a> {
         if family.is_none() {
             self.used.entry(face).or_default().extend(text.chars());
         }
-        // Wide glyphs are centred in their cells; one wider than its cells shrinks to fit.
+        // Wide glyphs are centred in their cells; a glyph wider than its cells (an emoji the
+        // emulator gave one cell, say) shrinks to fit.
         let mut gx = x;
         let mut size = None;
-        if cell.width == 2 && advance > 0.0 {
+        if advance > 0.0 && (cell.width == 2 || advance > w) {
             if advance > w {
                 size = Some((cm.font_size * w / advance * 100.0).floor() as u32);
             } else {

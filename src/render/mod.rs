@@ -22,7 +22,7 @@ use layout::{CellMetrics, Layout, Spacing};
 use svg::{push_attr, push_num};
 use theme::Theme;
 
-pub use colors::Palette;
+pub use colors::{is_css_color, Palette};
 
 /// The CSS font stack used when no `--font` is given (shared/spec/themes.md §3).
 pub const DEFAULT_FONT_STACK: &str = "\"JetBrains Mono\",\"Cascadia Mono\",\"Segoe UI Mono\",\"Noto Sans Mono\",\"SFMono-Regular\",Menlo,Consolas,\"DejaVu Sans Mono\",\"Liberation Mono\",monospace";
@@ -204,7 +204,8 @@ pub fn render_svg(screen: &Screen, appearance: &Appearance, fonts: &Fonts) -> St
     push_num(&mut out, appearance.font_size);
     out.push_str("px;fill:");
     out.push_str(&palette.foreground.to_hex());
-    out.push_str("}.bg{fill:");
+    // The grid is already in visual order: viewers must not reorder right-to-left runs.
+    out.push_str(";unicode-bidi:bidi-override;direction:ltr}.bg{fill:");
     out.push_str(&palette.background.to_hex());
     out.push('}');
     out.push_str(&classes);

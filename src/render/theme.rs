@@ -19,7 +19,7 @@
 //! | `margin`, `padding`, `pcPadding` | px, ≥ 0 |
 //! | `opacity` | 0..=1 |
 //! | `fontFamily` | CSS font family |
-//! | `fontSize` | px, > 0 |
+//! | `fontSize` | px, 1–500 |
 //!
 //! Themes stack: `-t a -t b` resolves `dark`, then `a`, then `b`; each key a later theme sets
 //! wins, arrays are replaced whole.
@@ -255,10 +255,11 @@ fn parse(text: &str, origin: &str) -> Result<ThemeSpec, ThemeError> {
             .map(|(i, s)| color(&format!("{key}[{i}]"), s))
             .collect()
     };
+    // The same ranges as the command-line options (--padding & co.: 0–10000 px).
     let nonneg = |key: &str, v: Option<f32>| match v {
-        Some(x) if !(x.is_finite() && x >= 0.0) => Err(value(
+        Some(x) if !(x.is_finite() && (0.0..=10_000.0).contains(&x)) => Err(value(
             key,
-            format!("must be a non-negative number, got {x}"),
+            format!("must be a number of px from 0 to 10000, got {x}"),
         )),
         _ => Ok(v),
     };
@@ -272,10 +273,10 @@ fn parse(text: &str, origin: &str) -> Result<ThemeSpec, ThemeError> {
         o => o,
     };
     let font_size = match raw.font_size {
-        Some(s) if !(s.is_finite() && s > 0.0) => {
+        Some(s) if !(s.is_finite() && (1.0..=500.0).contains(&s)) => {
             return Err(value(
                 "fontSize",
-                format!("must be greater than 0, got {s}"),
+                format!("must be from 1 to 500 px, got {s}"),
             ))
         }
         s => s,
@@ -808,11 +809,14 @@ mod tests {
         );
         let (_, m, _) = err_of(r#"{"padding": -2}"#);
         assert!(
-            m.contains("padding must be a non-negative number, got -2"),
+            m.contains("padding must be a number of px from 0 to 10000, got -2"),
             "{m}"
         );
         let (_, m, _) = err_of(r#"{"fontSize": 0}"#);
-        assert!(m.contains("fontSize must be greater than 0, got 0"), "{m}");
+        assert!(
+            m.contains("fontSize must be from 1 to 500 px, got 0"),
+            "{m}"
+        );
     }
 
     #[test]
