@@ -323,14 +323,19 @@ fn run_capture(args: CaptureArgs) -> Result<(), CliError> {
             query_colors,
         })?
     };
-    let mut full = capture.screen.clone();
+    let Capture {
+        screen: mut full,
+        status,
+        exit,
+        duration,
+    } = capture;
     if args.no_cursor {
         full.cursor.visible = false;
     }
     let screen = if args.height.is_some() {
-        full.viewport()
+        full.into_viewport()
     } else {
-        full.to_content()
+        full.into_content()
     };
     let fonts = Fonts::new();
     let svg = render::render_svg(&screen, &appearance, &fonts);
@@ -346,12 +351,18 @@ fn run_capture(args: CaptureArgs) -> Result<(), CliError> {
     if args.json {
         super::print_stdout(&format!(
             "{}\n",
-            result_json(&capture, &screen, Some((&args.out, format)))
+            result_json(
+                status,
+                exit.as_ref(),
+                duration,
+                &screen,
+                Some((&args.out, format))
+            )
         ))?;
     } else {
-        let exit = match &capture.exit {
+        let exit = match &exit {
             Some(e) => format!("exit code {}", e.code),
-            None if capture.status == Status::Partial => "timed out, partial screen".to_string(),
+            None if status == Status::Partial => "timed out, partial screen".to_string(),
             None => "input ended".to_string(),
         };
         super::print_stdout(&format!(
@@ -366,7 +377,9 @@ fn run_capture(args: CaptureArgs) -> Result<(), CliError> {
 
 /// The `capture --json` reply (contract: `capture --json`).
 fn result_json(
-    capture: &Capture,
+    status: Status,
+    exit: Option<&crate::pty::Exit>,
+    duration: Duration,
     screen: &crate::term::Screen,
     artifact: Option<(&Path, Format)>,
 ) -> String {
@@ -382,9 +395,9 @@ fn result_json(
     });
     json!({
         "schemaVersion": 1,
-        "status": if capture.status == Status::Completed { "completed" } else { "partial" },
-        "exitCode": capture.exit.as_ref().map(|e| e.code),
-        "durationMs": capture.duration.as_millis() as u64,
+        "status": if status == Status::Completed { "completed" } else { "partial" },
+        "exitCode": exit.map(|e| e.code),
+        "durationMs": duration.as_millis() as u64,
         "screen": {"width": screen.width, "height": screen.rows.len(), "text": text, "truncated": truncated},
         "artifact": artifact,
         "frames": [],

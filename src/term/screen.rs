@@ -234,52 +234,39 @@ impl Screen {
         lines.join("\n")
     }
 
-    /// The rows from `first` (inclusive) to `end` (exclusive), with the cursor and scrollback
-    /// count adjusted; a cursor outside them is marked invisible.
-    pub fn slice_rows(&self, first: usize, end: usize) -> Screen {
-        let end = end.clamp(first, self.rows.len());
-        let mut cursor = self.cursor;
-        if cursor.row < first || cursor.row >= end {
-            cursor.visible = false;
-            cursor.row = 0;
+    /// Keeps the rows from `first` (inclusive) to `end` (exclusive), adjusting the cursor and
+    /// the scrollback count; a cursor outside them is marked invisible. Consumes the screen,
+    /// so no row is copied.
+    pub fn into_rows(mut self, first: usize, end: usize) -> Screen {
+        let end = end.clamp(first.min(self.rows.len()), self.rows.len());
+        let first = first.min(end);
+        if self.cursor.row < first || self.cursor.row >= end {
+            self.cursor.visible = false;
+            self.cursor.row = 0;
         } else {
-            cursor.row -= first;
+            self.cursor.row -= first;
         }
-        Screen {
-            rows: self.rows[first..end].to_vec(),
-            scrollback_rows: self.scrollback_rows.saturating_sub(first).min(end - first),
-            cursor,
-            ..self.clone_without_rows()
-        }
+        self.scrollback_rows = self.scrollback_rows.saturating_sub(first).min(end - first);
+        self.rows.truncate(end);
+        self.rows.drain(..first);
+        self
     }
 
     /// The viewport only (drops the scrollback rows).
-    pub fn viewport(&self) -> Screen {
-        self.slice_rows(self.scrollback_rows, self.rows.len())
+    pub fn into_viewport(self) -> Screen {
+        let (first, end) = (self.scrollback_rows, self.rows.len());
+        self.into_rows(first, end)
     }
 
     /// Scrollback and viewport down to the last row with content, or the cursor's row when the
     /// cursor is visible and lower; at least one row. This is how a capture without `-h` grows
     /// the image to the content.
-    pub fn to_content(&self) -> Screen {
+    pub fn into_content(self) -> Screen {
         let mut end = self.last_content_row().map_or(0, |r| r + 1);
         if self.cursor.visible {
             end = end.max(self.cursor.row + 1);
         }
-        self.slice_rows(0, end.max(1))
-    }
-
-    fn clone_without_rows(&self) -> Screen {
-        Screen {
-            width: self.width,
-            height: self.height,
-            rows: Vec::new(),
-            scrollback_rows: 0,
-            cursor: self.cursor,
-            modes: self.modes,
-            title: self.title.clone(),
-            palette_overrides: self.palette_overrides.clone(),
-        }
+        self.into_rows(0, end.max(1))
     }
 
     /// Index of the last row that holds anything visible (text or a non-default background),
