@@ -11,21 +11,47 @@ use serde_json::Value;
 /// A private host for one test: its own runtime directory; stops every session on drop.
 struct Host {
     dir: tempfile::TempDir,
+    env: Vec<(&'static str, &'static str)>,
 }
 
 impl Host {
     fn new() -> Host {
+        Host::with_env(&[])
+    }
+
+    /// A host whose processes get extra environment variables (idle limit, retention).
+    fn with_env(env: &[(&'static str, &'static str)]) -> Host {
         Host {
             dir: common::tempdir(),
+            env: env.to_vec(),
         }
+    }
+
+    fn rt(&self) -> std::path::PathBuf {
+        self.dir.path().join("rt")
     }
 
     fn cmd(&self) -> assert_cmd::Command {
         let mut c = common::console2svg();
-        c.env("CONSOLE2SVG_RUNTIME_DIR", self.dir.path().join("rt"))
+        c.env("CONSOLE2SVG_RUNTIME_DIR", self.rt())
             .env("CONSOLE2SVG_HOST_IDLE_SECS", "3")
             .current_dir(self.dir.path());
+        for (k, v) in &self.env {
+            c.env(k, v);
+        }
         c
+    }
+
+    /// The host's pid, from a raw `ping` on its socket.
+    fn host_pid(&self) -> i32 {
+        use std::io::{Read, Write};
+        let mut s = std::os::unix::net::UnixStream::connect(self.rt().join("host.sock")).unwrap();
+        s.write_all(b"{\"op\":\"ping\"}\n").unwrap();
+        let mut reply = String::new();
+        s.read_to_string(&mut reply).unwrap();
+        serde_json::from_str::<Value>(&reply).unwrap()["pid"]
+            .as_i64()
+            .unwrap() as i32
     }
 
     /// Runs `session <args>`; returns the JSON document and the exit code.
@@ -807,18 +833,15 @@ fn host_survives_garbage_and_replaces_a_stale_socket() {
     s.write_all(b"{\"op\":\"re").unwrap();
     drop(s);
     h.wait(&id, "alive");
+    // An oversized request is refused and the host stays up.
+    let mut s = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+    let _ = s.write_all(&vec![b'x'; 17 * 1024 * 1024]);
+    let mut reply = String::new();
+    let _ = s.read_to_string(&mut reply);
+    assert!(reply.contains("invalid_request"), "{reply}");
+    h.wait(&id, "alive");
     // Kill the host: the next call starts a fresh one instead of hanging.
-    let pid = h.ok(&["list"]);
-    let _ = pid;
-    let host_pid = {
-        let mut s = std::os::unix::net::UnixStream::connect(&socket).unwrap();
-        s.write_all(b"{\"op\":\"ping\"}\n").unwrap();
-        let mut reply = String::new();
-        s.read_to_string(&mut reply).unwrap();
-        serde_json::from_str::<Value>(&reply).unwrap()["pid"]
-            .as_i64()
-            .unwrap()
-    };
+    let host_pid = h.host_pid();
     std::process::Command::new("kill")
         .args(["-9", &host_pid.to_string()])
         .status()
@@ -837,4 +860,170 @@ fn host_survives_garbage_and_replaces_a_stale_socket() {
         "{v}"
     );
     h.start(&["--", "true"]);
+}
+
+#[test]
+fn sc01_input_sent_before_the_shell_is_ready_runs_once() {
+    let h = Host::new();
+    let zdot = h.dir.path().join("zdot");
+    std::fs::create_dir(&zdot).unwrap();
+    std::fs::write(zdot.join(".zshrc"), "sleep 1\n").unwrap();
+    let zdotdir = format!("ZDOTDIR={}", zdot.display());
+    let id = h.start(&["--", "env", &zdotdir, "zsh", "-i"]);
+    h.ok(&[
+        "send",
+        &id,
+        "--text",
+        "echo READY-$((6*7))",
+        "--keys",
+        "Enter",
+    ]);
+    h.ok(&[
+        "wait",
+        &id,
+        "--text",
+        "READY-42",
+        "--line",
+        "--timeout",
+        "5s",
+    ]);
+    std::thread::sleep(Duration::from_millis(300));
+    let text = h.text(&id);
+    assert_eq!(
+        text.lines().filter(|l| l.trim() == "READY-42").count(),
+        1,
+        "{text}"
+    );
+}
+
+fn kill(sig: &str, pid: i32) {
+    std::process::Command::new("kill")
+        .args([sig, &pid.to_string()])
+        .status()
+        .unwrap();
+}
+
+#[test]
+fn a_stuck_host_gives_host_unavailable_within_the_reply_bound() {
+    let h = Host::new();
+    h.start(&["--", "sleep", "30"]);
+    let pid = h.host_pid();
+    kill("-STOP", pid);
+    let start = Instant::now();
+    let (v, code) = h.run(&["list"]);
+    let took = start.elapsed();
+    kill("-CONT", pid);
+    assert_eq!(
+        (code, v["error"]["code"].as_str()),
+        (1, Some("host_unavailable"))
+    );
+    assert!(
+        took >= Duration::from_secs(4) && took < Duration::from_secs(8),
+        "bounded at about 5 s: {took:?}"
+    );
+}
+
+#[test]
+fn ctrl_c_cancels_a_wait() {
+    let h = Host::new();
+    let id = h.start(&["--", "sleep", "30"]);
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("console2svg"))
+        .env("CONSOLE2SVG_RUNTIME_DIR", h.rt())
+        .args(["session", "wait", &id, "--text", "never"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    kill("-INT", child.id() as i32);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (v["result"].as_str(), v["error"]["code"].as_str()),
+        (Some("cancelled"), Some("cancelled"))
+    );
+}
+
+#[test]
+fn exited_sessions_expire_after_retention_and_the_host_exits_when_idle() {
+    let h = Host::with_env(&[
+        ("CONSOLE2SVG_RETENTION_SECS", "1"),
+        ("CONSOLE2SVG_HOST_IDLE_SECS", "2"),
+    ]);
+    let id = h.start(&["--", "sh", "-c", "echo bye"]);
+    let (w, _) = h.run(&["wait", &id, "--text", "never", "--timeout", "5s"]);
+    assert_eq!(w["result"], "session-ended");
+    assert_eq!(h.text(&id), "bye", "readable after it exited");
+    let pid = h.host_pid();
+    std::thread::sleep(Duration::from_millis(2500));
+    let (v, code) = h.run(&["read", &id]);
+    assert_eq!(
+        (code, v["error"]["code"].as_str()),
+        (1, Some("session_expired"))
+    );
+    // With nothing left the host exits and removes its socket.
+    let end = Instant::now() + Duration::from_secs(8);
+    while std::path::Path::new(&format!("/proc/{pid}")).exists() && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    assert!(
+        stat.is_empty() || stat.contains(") Z "),
+        "host {pid} still running: {stat}"
+    );
+    assert!(!h.rt().join("host.sock").exists());
+}
+
+#[test]
+fn another_user_gets_permission_denied() {
+    use std::os::unix::fs::PermissionsExt;
+    if !rustix_is_root() {
+        eprintln!("needs root to act as another user");
+        return;
+    }
+    let h = Host::new();
+    h.start(&["--", "sleep", "30"]);
+    // Open the way to the socket for user nobody; the host must still refuse it.
+    for p in [h.dir.path().to_path_buf(), h.rt()] {
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o711)).unwrap();
+    }
+    std::fs::set_permissions(
+        h.rt().join("host.sock"),
+        std::fs::Permissions::from_mode(0o666),
+    )
+    .unwrap();
+    let out = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(assert_cmd::cargo::cargo_bin("console2svg"))
+        .args(["session", "list"])
+        .env("CONSOLE2SVG_RUNTIME_DIR", h.rt())
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(
+        (out.status.code(), v["error"]["code"].as_str()),
+        (Some(1), Some("permission_denied"))
+    );
+}
+
+fn rustix_is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .map(|s| {
+            s.lines()
+                .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"))
+        })
+        .unwrap_or(false)
+}
+
+#[test]
+fn a_flooding_session_does_not_starve_another() {
+    let h = Host::new();
+    let flood = h.start(&["--", "sh", "-c", "yes 'flood flood flood'"]);
+    let quiet = h.start(&["--", "sh", "-c", "echo quiet; sleep 30"]);
+    h.wait(&quiet, "quiet");
+    for _ in 0..20 {
+        assert_eq!(h.text(&quiet), "quiet");
+    }
+    assert!(h.text(&flood).contains("flood flood flood"));
 }

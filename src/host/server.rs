@@ -110,16 +110,20 @@ impl Host {
     fn serve(&mut self, stream: UnixStream) {
         let _ = stream.set_nonblocking(false);
         let _ = stream.set_read_timeout(Some(READ_DEADLINE));
-        let reply = match check_peer(&stream) {
+        // The request is read before the peer is judged, so a refused client still gets its
+        // reply instead of a broken pipe.
+        let request = read_request(&stream);
+        let reply = match check_peer(&stream).and(request) {
             Err(e) => e.envelope(),
-            Ok(()) => match read_request(&stream) {
+            Ok(request) => match self.handle(request) {
+                Ok(v) => v,
                 Err(e) => e.envelope(),
-                Ok(request) => match self.handle(request) {
-                    Ok(v) => v,
-                    Err(e) => e.envelope(),
-                },
             },
         };
+        if self.sessions.is_empty() {
+            // Being asked counts as activity: the idle clock restarts.
+            self.idle_since = Some(Instant::now());
+        }
         let mut stream = stream;
         let mut line = reply.to_string();
         line.push('\n');

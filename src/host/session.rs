@@ -18,8 +18,15 @@ use crate::pty::{self, Exit, SpawnSpec};
 use crate::term::keys::{self, Step};
 use crate::term::{Emulator, Screen};
 
-/// How long an exited session stays readable (contract: 24 h).
-pub const RETENTION: Duration = Duration::from_secs(24 * 3600);
+/// How long an exited session stays readable: 24 h (contract), or
+/// `$CONSOLE2SVG_RETENTION_SECS` (for tests).
+pub fn retention() -> Duration {
+    let secs = std::env::var("CONSOLE2SVG_RETENTION_SECS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(24 * 3600);
+    Duration::from_secs(secs)
+}
 
 /// Lifecycle states (contract: `starting`, `running`, `exited`, `stopped`, `unavailable`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -464,7 +471,7 @@ fn pump_loop(
                 exited = true;
                 if g.state == State::Running {
                     g.state = State::Exited;
-                    g.expires_at = Some(SystemTime::now() + RETENTION);
+                    g.expires_at = Some(SystemTime::now() + retention());
                 }
                 g.exit = Some(exit);
                 g.bump();
