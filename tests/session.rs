@@ -1027,3 +1027,24 @@ fn a_flooding_session_does_not_starve_another() {
     }
     assert!(h.text(&flood).contains("flood flood flood"));
 }
+
+#[test]
+fn stop_after_exit_still_ends_background_children() {
+    let h = Host::new();
+    let id = h.start(&[
+        "--",
+        "sh",
+        "-c",
+        "(trap '' HUP; sleep 1004777) & echo started",
+    ]);
+    let (w, _) = h.run(&["wait", &id, "--text", "never", "--timeout", "5s"]);
+    assert_eq!(w["result"], "session-ended");
+    assert!(
+        !leftovers("sleep 1004777").is_empty(),
+        "the child outlived its parent"
+    );
+    let v = h.ok(&["stop", &id]);
+    assert_eq!(v["exitCode"], 0, "the program's own exit is reported");
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(leftovers("sleep 1004777"), "");
+}

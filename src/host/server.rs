@@ -139,7 +139,9 @@ impl Host {
             .map(|(id, _)| id.clone())
             .collect();
         for id in gone {
-            self.sessions.remove(&id);
+            if let Some(s) = self.sessions.remove(&id) {
+                s.kill(Duration::ZERO);
+            }
             self.expired.insert(id);
         }
         if self.sessions.is_empty() {
@@ -354,12 +356,8 @@ impl Host {
         let Some(session) = self.sessions.remove(id) else {
             return json!({"schemaVersion": 1, "sessionId": id, "state": "stopped", "exitCode": null});
         };
-        let running = session.lock().state == State::Running;
-        let exit = if running {
-            session.kill(STOP_GRACE)
-        } else {
-            session.lock().exit.clone()
-        };
+        // Also after the program exited: background children may still hold the terminal.
+        let exit = session.kill(STOP_GRACE);
         session.mark_stopped();
         json!({
             "schemaVersion": 1,
