@@ -19,12 +19,13 @@
 //! `benches/session.sh`. `$LATENCY_RUNS` sets N (default 200). The last output line is
 //! machine-readable: `RESULT inproc_latency_ms median=<ms> p90=<ms> …`.
 
+use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use console2svg::host::client;
 use console2svg::host::protocol::{Condition, Request, Until};
+use console2svg::host::{client, paths};
 use console2svg::term::keys::Input;
 
 const WARMUP: usize = 10;
@@ -50,9 +51,12 @@ fn sorted(v: &[f64]) -> Vec<f64> {
     s
 }
 
-/// Starts the host with the CLI binary (a `session list` starts it on demand).
+/// Starts the host with the CLI binary (a `session list` starts it on demand) unless one already
+/// answers on the socket. Checked with a raw connect: `client::request` must not run before a
+/// host exists, or `client::connect` would spawn this bench executable as the host.
 fn ensure_host() {
-    if client::request(&Request::Ping).is_ok() {
+    let socket = paths::socket_path();
+    if UnixStream::connect(&socket).is_ok() {
         return;
     }
     let bin = std::env::var_os("CONSOLE2SVG_BIN")
@@ -60,12 +64,21 @@ fn ensure_host() {
         .unwrap_or_else(|| {
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/release/console2svg")
         });
-    let status = Command::new(&bin)
-        .args(["session", "list"])
-        .stdout(Stdio::null())
+    let mut cmd = Command::new(&bin);
+    cmd.args(["session", "list"]).stdout(Stdio::null());
+    if std::env::var_os("CONSOLE2SVG_HOST_IDLE_SECS").is_none() {
+        // A host started for this run alone goes away soon after its session is stopped.
+        cmd.env("CONSOLE2SVG_HOST_IDLE_SECS", "10");
+    }
+    let status = cmd
         .status()
         .unwrap_or_else(|e| panic!("cannot run {}: {e} (cargo build --release)", bin.display()));
     assert!(status.success(), "{} session list failed", bin.display());
+    assert!(
+        UnixStream::connect(&socket).is_ok(),
+        "no host at {} after starting one",
+        socket.display()
+    );
 }
 
 /// One send → matched-wait round trip; `None` when it did not match within the timeout.
@@ -95,6 +108,21 @@ fn round_trip(id: &str, token: &str) -> Option<Duration> {
                 id: id.to_string(),
                 waiter,
             });
+            let screen = client::request(&Request::Read {
+                id: id.to_string(),
+                structured: false,
+            })
+            .map(|r| format!("version {}, text {:?}", r["version"], r["screen"]["text"]))
+            .unwrap_or_default();
+            let tail: String = screen
+                .chars()
+                .rev()
+                .take(200)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            eprintln!("miss: {token:?} not seen after send reply version {version}; now {tail}");
             return None;
         }
         reply = client::request(&Request::WaitPoll {
@@ -109,6 +137,11 @@ fn round_trip(id: &str, token: &str) -> Option<Duration> {
 }
 
 fn main() {
+    // Never act as the host: `client::connect` re-runs the current executable with `__host`.
+    if std::env::args().any(|a| a == "__host") {
+        eprintln!("session_latency: not a host");
+        std::process::exit(2);
+    }
     let _private_dir;
     if std::env::var_os("CONSOLE2SVG_RUNTIME_DIR").is_none() {
         let dir = tempfile::tempdir().expect("temp dir");
@@ -135,18 +168,25 @@ fn main() {
         .expect("sessionId")
         .to_string();
 
-    for i in 0..WARMUP {
-        round_trip(&id, &format!("warm{i:04}x"));
-    }
-    let mut times = Vec::with_capacity(runs);
-    let mut misses = 0usize;
-    for i in 0..runs {
-        match round_trip(&id, &format!("tok{i:05}q")) {
-            Some(d) => times.push(d.as_secs_f64() * 1000.0),
-            None => misses += 1,
+    let measured = std::panic::catch_unwind(|| {
+        for i in 0..WARMUP {
+            round_trip(&id, &format!("warm{i:04}x"));
         }
-    }
+        let mut times = Vec::with_capacity(runs);
+        let mut misses = 0usize;
+        for i in 0..runs {
+            match round_trip(&id, &format!("tok{i:05}q")) {
+                Some(d) => times.push(d.as_secs_f64() * 1000.0),
+                None => misses += 1,
+            }
+        }
+        (times, misses)
+    });
     let _ = client::request(&Request::Stop { id: id.clone() });
+    let (times, misses) = match measured {
+        Ok(r) => r,
+        Err(e) => std::panic::resume_unwind(e),
+    };
 
     assert!(!times.is_empty(), "no round trip matched");
     let all = sorted(&times);

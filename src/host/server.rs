@@ -27,6 +27,9 @@ pub const POLL_BUDGET: Duration = Duration::from_millis(100);
 /// Grace between SIGTERM and SIGKILL on `stop`.
 pub const STOP_GRACE: Duration = Duration::from_secs(2);
 
+/// A waiter no client has polled for this long belongs to a client that went away.
+const STALE_WAITER: Duration = Duration::from_secs(30);
+
 /// How long a connection may take to send its request line.
 const READ_DEADLINE: Duration = Duration::from_secs(2);
 
@@ -143,6 +146,9 @@ impl Host {
                 s.kill(Duration::ZERO);
             }
             self.expired.insert(id);
+        }
+        for s in self.sessions.values() {
+            s.drop_stale_waiters(STALE_WAITER);
         }
         if self.sessions.is_empty() {
             self.idle_since.get_or_insert_with(Instant::now);
@@ -294,7 +300,12 @@ impl Host {
                 })?;
                 let s = self.session(&id)?;
                 let paste = steps.iter().any(|st| matches!(st, keys::Step::Paste(_)));
-                let bracketed = s.lock().emulator.modes().bracketed_paste;
+                // The version before any of this input can have an effect, so that
+                // `wait --since <version>` sees even the fastest echo.
+                let (bracketed, version) = {
+                    let g = s.lock();
+                    (g.emulator.modes().bracketed_paste, g.version)
+                };
                 s.send(steps)?;
                 let g = s.lock();
                 let mut reply = json!({
@@ -302,7 +313,7 @@ impl Host {
                     "sessionId": s.id,
                     "state": g.state.as_str(),
                     "exitCode": g.exit.as_ref().map(|e| e.code),
-                    "version": g.version,
+                    "version": version,
                 });
                 if paste {
                     reply["bracketedPaste"] = json!(bracketed);
@@ -378,6 +389,10 @@ impl Host {
     ) -> Result<Value, HostError> {
         let s = self.session(id)?;
         let outcome = s.poll_waiter(waiter, budget)?;
+        if outcome != Poll::Pending {
+            // Decided: the waiter has done its job and must not cost anything any more.
+            s.remove_waiter(waiter);
+        }
         let g = s.lock();
         let screen = g.emulator.snapshot();
         let (result, matched) = match outcome {

@@ -28,6 +28,10 @@ pub fn retention() -> Duration {
     Duration::from_secs(secs)
 }
 
+/// Most output bytes parsed under one lock before a new version is published (≈ 10 ms of
+/// parsing), so a read never waits long behind a flood.
+const BATCH_BYTES: usize = 1 << 20;
+
 /// Lifecycle states (contract: `starting`, `running`, `exited`, `stopped`, `unavailable`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum State {
@@ -56,6 +60,8 @@ struct Waiter {
     seen_present: bool,
     true_since: Option<Instant>,
     matched: bool,
+    /// When a client last asked about it; waiters nobody polls any more are dropped.
+    last_poll: Instant,
 }
 
 /// The first version at which each viewport row's current text appeared (for `--since`).
@@ -130,13 +136,15 @@ impl Shared {
     }
 
     fn evaluate_waiters(&mut self, now: Instant) {
-        let ids: Vec<u64> = self.waiters.keys().copied().collect();
+        let ids: Vec<u64> = self
+            .waiters
+            .iter()
+            .filter(|(_, w)| !w.matched)
+            .map(|(id, _)| *id)
+            .collect();
         for id in ids {
             let present = self.present(&self.waiters[&id].condition);
             let w = self.waiters.get_mut(&id).expect("waiter");
-            if w.matched {
-                continue;
-            }
             let holds = match w.condition.until {
                 Until::Present => present,
                 Until::Absent => {
@@ -341,6 +349,7 @@ impl Session {
                 seen_present: false,
                 true_since: None,
                 matched: false,
+                last_poll: Instant::now(),
             },
         );
         g.evaluate_waiters(Instant::now());
@@ -354,12 +363,13 @@ impl Session {
         loop {
             let now = Instant::now();
             g.evaluate_waiters(now);
-            let Some(w) = g.waiters.get(&id) else {
+            let Some(w) = g.waiters.get_mut(&id) else {
                 return Err(HostError::new(
                     ErrorCode::InvalidRequest,
                     format!("no waiter {id}"),
                 ));
             };
+            w.last_poll = now;
             if w.matched {
                 return Ok(Poll::Matched);
             }
@@ -387,6 +397,14 @@ impl Session {
     /// Drops waiter `id`.
     pub fn remove_waiter(&self, id: u64) {
         self.lock().waiters.remove(&id);
+    }
+
+    /// Drops waiters no client has polled for `max_age` (their client went away).
+    pub fn drop_stale_waiters(&self, max_age: Duration) {
+        let now = Instant::now();
+        self.lock()
+            .waiters
+            .retain(|_, w| now.duration_since(w.last_poll) < max_age);
     }
 
     /// Ends the program: SIGTERM and SIGHUP to every process group of the session, up to
@@ -450,16 +468,39 @@ fn pump_loop(
 ) {
     let mut eof = false;
     let mut exited = false;
+    let mut pending: Option<PumpMsg> = None;
     loop {
+        // (The deadline is read in its own statement: a guard in a match scrutinee would stay
+        // locked while we block on the channel.)
         let deadline = lock(&shared).emulator.sync_deadline();
-        let msg = match deadline {
-            Some(d) => rx.recv_timeout(d.saturating_duration_since(Instant::now())),
-            None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+        let msg = match pending.take() {
+            Some(m) => Ok(m),
+            None => match deadline {
+                Some(d) => rx.recv_timeout(d.saturating_duration_since(Instant::now())),
+                None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            },
         };
         let mut g = lock(&shared);
         match msg {
             Ok(PumpMsg::Output(bytes)) => {
+                // Parse everything already queued (up to BATCH_BYTES) before publishing a new
+                // version: under heavy output the per-version work (row texts, waiters,
+                // wake-ups) happens once per batch, not once per read.
+                let mut batch = bytes.len();
                 g.emulator.advance(&bytes);
+                while batch < BATCH_BYTES {
+                    match rx.try_recv() {
+                        Ok(PumpMsg::Output(more)) => {
+                            batch += more.len();
+                            g.emulator.advance(&more);
+                        }
+                        Ok(other) => {
+                            pending = Some(other);
+                            break;
+                        }
+                        Err(_) => break,
+                    }
+                }
                 let answer = g.emulator.take_replies();
                 if !answer.is_empty() {
                     let _ = replies.send(answer);
