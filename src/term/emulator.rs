@@ -241,16 +241,8 @@ impl Emulator {
         let mut s = String::new();
         for c in 0..self.cols() {
             let cell = &line[Column(c)];
-            if cell.flags.contains(Flags::WIDE_CHAR_SPACER) {
-                continue;
-            }
-            s.push(if cell.c == '\0' || cell.c == '\t' {
-                ' '
-            } else {
-                cell.c
-            });
-            if let Some(zw) = cell.zerowidth() {
-                s.extend(zw);
+            if !cell.flags.contains(Flags::WIDE_CHAR_SPACER) {
+                push_cluster(&mut s, cell);
             }
         }
         s.truncate(s.trim_end().len());
@@ -328,6 +320,19 @@ fn convert_color(c: ansi::Color) -> Color {
     }
 }
 
+/// Appends a cell's grapheme cluster: its character (NUL and TAB, which alacritty may leave
+/// in cells, read as a space) and its zero-width characters.
+fn push_cluster(s: &mut String, cell: &TermCell) {
+    s.push(if cell.c == '\0' || cell.c == '\t' {
+        ' '
+    } else {
+        cell.c
+    });
+    if let Some(zw) = cell.zerowidth() {
+        s.extend(zw);
+    }
+}
+
 fn convert_cell(cell: &TermCell) -> Cell {
     let f = cell.flags;
     let (text, width) = if f.contains(Flags::WIDE_CHAR_SPACER) {
@@ -336,14 +341,7 @@ fn convert_cell(cell: &TermCell) -> Cell {
         (" ".to_string(), 1)
     } else {
         let mut s = String::new();
-        s.push(if cell.c == '\0' || cell.c == '\t' {
-            ' '
-        } else {
-            cell.c
-        });
-        if let Some(zw) = cell.zerowidth() {
-            s.extend(zw);
-        }
+        push_cluster(&mut s, cell);
         (s, if f.contains(Flags::WIDE_CHAR) { 2 } else { 1 })
     };
     let underline = if f.contains(Flags::UNDERCURL) {
