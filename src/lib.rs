@@ -6,6 +6,7 @@
 //! - [`pty`]: spawning in a pseudo-terminal, environment policy, process-group kill, exit status.
 //! - [`capture`]: the pump (PTY or pipe → emulator → screen) behind a one-shot capture.
 //! - [`host`]: the background session host: socket server, registry, sessions, protocol, client.
+//! - [`options`]: appearance and terminal options as data (flags, config file, scenarios) and how they stack.
 //! - [`output`]: artifact formats and atomic file writes.
 //! - [`cli`]: clap definitions and printing for the binaries; no logic beyond argument mapping.
 //! - [`render`]: `Screen` + appearance → SVG (layout, themes, window chrome, fonts, geometry).
@@ -13,6 +14,7 @@
 pub mod capture;
 pub mod cli;
 pub mod host;
+pub mod options;
 pub mod output;
 pub mod pty;
 pub mod render;

@@ -447,3 +447,63 @@ fn same_input_gives_the_same_bytes() {
     );
     assert_eq!(a, b);
 }
+
+#[test]
+fn config_files_stack_and_flags_win() {
+    let dir = tempdir();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(home.join(".config/console2svg")).unwrap();
+    std::fs::write(
+        home.join(".config/console2svg/config.yaml"),
+        "$version: 1\noptions: {terminal: {width: 30}, appearance: {theme: [dracula], window: macos}}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("console2svg.config.yaml"),
+        "$version: 1\noptions: {appearance: {theme: [nord]}}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("extra.yaml"),
+        "$version: 1\noptions: {terminal: {width: 40}}\n",
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        let a = console2svg()
+            .current_dir(dir.path())
+            .env("HOME", &home)
+            .args(args)
+            .args(["--json", "-o", "c.svg", "--", "echo", "hi"])
+            .assert()
+            .success();
+        let json: serde_json::Value = serde_json::from_slice(&a.get_output().stdout).unwrap();
+        (
+            json["screen"]["width"].as_u64().unwrap(),
+            std::fs::read_to_string(dir.path().join("c.svg")).unwrap(),
+        )
+    };
+    let (w, svg) = run(&[]);
+    assert_eq!(w, 30, "home config width");
+    assert!(
+        svg.contains(".bg{fill:#101420}"),
+        "./console2svg.config.yaml's theme replaces the home one"
+    );
+    assert!(svg.contains("#ff5f57"), "window from the home config");
+    let (w, _) = run(&["-C", "extra.yaml"]);
+    assert_eq!(w, 40, "-C over both");
+    let (w, svg) = run(&["-C", "extra.yaml", "-w", "50", "-t", "light", "-d", "none"]);
+    assert_eq!(w, 50, "flags over every file");
+    assert!(svg.contains(".bg{fill:#ffffff}") && !svg.contains("#ff5f57"));
+    std::fs::write(
+        dir.path().join("bad.yaml"),
+        "$version: 1\noptions: {appearance: {colour: red}}\n",
+    )
+    .unwrap();
+    console2svg()
+        .current_dir(dir.path())
+        .env("HOME", &home)
+        .args(["-C", "bad.yaml", "--", "true"])
+        .assert()
+        .code(1)
+        .stderr(contains("invalid config bad.yaml"));
+}

@@ -1,6 +1,7 @@
 //! Command-line front ends: clap definitions and printing for both binaries, no logic beyond
 //! mapping arguments onto the library.
 
+pub mod appearance;
 pub mod console2svg;
 pub mod session;
 
@@ -36,25 +37,6 @@ pub fn print_stdout(text: &str) -> Result<(), CliError> {
         .map_err(|e| CliError::new(format!("cannot write to stdout: {e}")))
 }
 
-/// `args` as a POSIX shell command line: arguments with characters outside
-/// `[A-Za-z0-9_@%+=:,./-]` are single-quoted (`'` becomes `'\''`).
-pub fn shell_join<S: AsRef<str>>(args: &[S]) -> String {
-    let quote = |a: &str| {
-        let plain = !a.is_empty()
-            && a.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c));
-        if plain {
-            a.to_string()
-        } else {
-            format!("'{}'", a.replace('\'', "'\\''"))
-        }
-    };
-    args.iter()
-        .map(|a| quote(a.as_ref()))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// Runs `main`, printing an error as `<bin>: error: <message>` on stderr and exiting with its code.
 pub fn exit_with(bin: &str, result: Result<(), CliError>) -> ! {
     match result {
@@ -63,18 +45,5 @@ pub fn exit_with(bin: &str, result: Result<(), CliError>) -> ! {
             eprintln!("{bin}: error: {}", e.message);
             std::process::exit(e.code)
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn shell_join_quotes_what_needs_it() {
-        assert_eq!(
-            super::shell_join(&["bash", "-c", "echo \"a  b\""]),
-            "bash -c 'echo \"a  b\"'"
-        );
-        assert_eq!(super::shell_join(&["it's", ""]), "'it'\\''s' ''");
-        assert_eq!(super::shell_join(&["ls", "-la", "/tmp"]), "ls -la /tmp");
     }
 }

@@ -1,0 +1,475 @@
+//! Appearance and terminal options as data: what `capture`'s flags, a config file, a scenario
+//! document and a scenario's capture step can set, how the layers stack, and how they resolve
+//! into a [`render::Appearance`].
+//!
+//! Keys are kebab-case (shared/spec/console2svg-contract.md, "Scenario documents" and "Config
+//! file"); every key is optional, a later layer wins key by key, arrays replace.
+//! Config tiers: `~/.config/console2svg/config.yaml`, then `./console2svg.config.yaml`, then
+//! `-C <path>`; command-line flags override all.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::render::{self, chrome, layout::Spacing, theme, Appearance, Background, OutputSize};
+use crate::term::Rgb;
+
+/// Terminal size options.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct TerminalOptions {
+    /// Columns, 1–500.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub width: Option<u16>,
+    /// Rows, 1–500.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub height: Option<u16>,
+}
+
+/// Appearance options (the `capture` flags as data).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct AppearanceOptions {
+    /// Theme ids or theme files, later wins (`-t`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub theme: Option<Vec<String>>,
+    /// Window style or frame file (`-d`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window: Option<String>,
+    /// `#rgb`/`#rrggbb` (`--forecolor`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forecolor: Option<String>,
+    /// `#rgb`/`#rrggbb` (`--backcolor`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backcolor: Option<String>,
+    /// One colour, two colours, or an image file (`--background`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub background: Option<Vec<String>>,
+    /// 0–1 (`--opacity`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub opacity: Option<f32>,
+    /// px (`--padding`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub padding: Option<f32>,
+    /// px (`--margin`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub margin: Option<f32>,
+    /// px (`--pc-padding`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pc_padding: Option<f32>,
+    /// CSS font stack (`--font`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub font: Option<String>,
+    /// px (`--fontsize`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fontsize: Option<f32>,
+    /// `W`, `WxH`, `Wx*`, `*xH` (`--size`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<String>,
+    /// Header row with the prompt and the command (`-c`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub with_command: Option<bool>,
+    /// Header text (`--header`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub header: Option<String>,
+    /// Header prompt (`--prompt`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// Draw the cursor (`--no-cursor` sets false).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<bool>,
+    /// `--bold-is-bright`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bold_is_bright: Option<bool>,
+    /// Embed font subsets (`--no-embed-font` sets false).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embed_font: Option<bool>,
+}
+
+/// The `options:` block of a config file or scenario document.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Options {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub terminal: Option<TerminalOptions>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub appearance: Option<AppearanceOptions>,
+}
+
+macro_rules! overlay_fields {
+    ($base:expr, $top:expr, $($f:ident),*) => { $( if $top.$f.is_some() { $base.$f = $top.$f.clone(); } )* };
+}
+
+impl TerminalOptions {
+    /// `top` over `self`: every key `top` sets wins.
+    pub fn overlay(&self, top: &TerminalOptions) -> TerminalOptions {
+        let mut out = self.clone();
+        overlay_fields!(out, top, width, height);
+        out
+    }
+}
+
+impl AppearanceOptions {
+    /// `top` over `self`: every key `top` sets wins; arrays replace.
+    pub fn overlay(&self, top: &AppearanceOptions) -> AppearanceOptions {
+        let mut out = self.clone();
+        overlay_fields!(
+            out,
+            top,
+            theme,
+            window,
+            forecolor,
+            backcolor,
+            background,
+            opacity,
+            padding,
+            margin,
+            pc_padding,
+            font,
+            fontsize,
+            size,
+            with_command,
+            header,
+            prompt,
+            cursor,
+            bold_is_bright,
+            embed_font
+        );
+        out
+    }
+
+    /// The [`Appearance`] these options describe; `command` fills the `with-command` header.
+    ///
+    /// Errors: one line naming the option and the bad value (unknown theme or frame, bad
+    /// colour, size or range, unreadable or non-image background file).
+    pub fn resolve(&self, command: Option<&[String]>) -> Result<Appearance, String> {
+        let themes = self.theme.clone().unwrap_or_default();
+        let specs = themes
+            .iter()
+            .map(|t| theme::load(t).map_err(|e| e.to_string()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let theme = theme::resolve(&specs);
+        let window = self
+            .window
+            .clone()
+            .or_else(|| theme.window.clone())
+            .unwrap_or_else(|| "none".into());
+        let frame = chrome::load(&window).map_err(|e| e.to_string())?;
+        let color = |key: &str, v: &Option<String>| -> Result<Option<Rgb>, String> {
+            v.as_deref()
+                .map(|c| {
+                    Rgb::parse_hex(c)
+                        .ok_or_else(|| format!("{key}: '{c}' is not a colour (#rgb or #rrggbb)"))
+                })
+                .transpose()
+        };
+        let range = |key: &str, v: Option<f32>, lo: f32, hi: f32| -> Result<Option<f32>, String> {
+            match v {
+                Some(x) if !(x.is_finite() && (lo..=hi).contains(&x)) => {
+                    Err(format!("{key}: {x} is not in {lo}..={hi}"))
+                }
+                other => Ok(other),
+            }
+        };
+        let header = match (&self.header, self.with_command.unwrap_or(false), command) {
+            (Some(h), _, _) => Some(h.clone()),
+            (None, true, Some(cmd)) if !cmd.is_empty() => {
+                let prompt = self.prompt.clone().unwrap_or_else(|| {
+                    if rustix::process::geteuid().is_root() {
+                        "#".into()
+                    } else {
+                        "$".into()
+                    }
+                });
+                Some(format!("{prompt} {}", shell_join(cmd)))
+            }
+            _ => None,
+        };
+        let defaults = Appearance::default();
+        Ok(Appearance {
+            foreground: color("forecolor", &self.forecolor)?,
+            background_color: color("backcolor", &self.backcolor)?,
+            canvas: background(self.background.as_deref().unwrap_or(&[]))?,
+            opacity: range("opacity", self.opacity, 0.0, 1.0)?
+                .or(theme.opacity)
+                .unwrap_or(1.0),
+            spacing: Spacing {
+                padding: range("padding", self.padding, 0.0, 10_000.0)?
+                    .or(theme.padding)
+                    .or(frame.padding)
+                    .unwrap_or(defaults.spacing.padding),
+                margin: range("margin", self.margin, 0.0, 10_000.0)?
+                    .or(theme.margin)
+                    .unwrap_or(defaults.spacing.margin),
+                pc_padding: range("pc-padding", self.pc_padding, 0.0, 10_000.0)?
+                    .or(theme.pc_padding)
+                    .unwrap_or(frame.pc_padding),
+            },
+            font_family: self.font.clone().or_else(|| theme.font_family.clone()),
+            font_size: range("fontsize", self.fontsize, 1.0, 500.0)?
+                .or(theme.font_size)
+                .unwrap_or(defaults.font_size),
+            header,
+            cursor: self.cursor.unwrap_or(true),
+            bold_is_bright: self.bold_is_bright.unwrap_or(false),
+            embed_fonts: self.embed_font.unwrap_or(true),
+            size: self.size.as_deref().map(parse_size).transpose()?,
+            frame,
+            theme,
+        })
+    }
+}
+
+/// `args` as a POSIX shell command line: arguments with characters outside
+/// `[A-Za-z0-9_@%+=:,./-]` are single-quoted (`'` becomes `'\''`).
+pub fn shell_join<S: AsRef<str>>(args: &[S]) -> String {
+    let quote = |a: &str| {
+        let plain = !a.is_empty()
+            && a.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c));
+        if plain {
+            a.to_string()
+        } else {
+            format!("'{}'", a.replace('\'', "'\\''"))
+        }
+    };
+    args.iter()
+        .map(|a| quote(a.as_ref()))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Parses `--size`: `W`, `WxH`, `Wx*` or `*xH`, in px (1–100000).
+pub fn parse_size(s: &str) -> Result<OutputSize, String> {
+    let bad = || format!("size: '{s}' is not a size (W, WxH, Wx* or *xH, in px)");
+    let px = |v: &str| {
+        v.parse::<f32>()
+            .ok()
+            .filter(|v| v.is_finite() && *v >= 1.0 && *v <= 100_000.0)
+    };
+    match s.split_once(['x', 'X']) {
+        None => px(s).map(OutputSize::Width).ok_or_else(bad),
+        Some(("*", h)) => px(h).map(OutputSize::Height).ok_or_else(bad),
+        Some((w, "*")) => px(w).map(OutputSize::Width).ok_or_else(bad),
+        Some((w, h)) => Ok(OutputSize::Box(
+            px(w).ok_or_else(bad)?,
+            px(h).ok_or_else(bad)?,
+        )),
+    }
+}
+
+/// `--background`: one colour, two colours (or `c1:c2`) for a gradient, or an image file.
+fn background(values: &[String]) -> Result<Option<Background>, String> {
+    let check = |c: &str| -> Result<String, String> {
+        if render::is_css_color(c) {
+            Ok(c.trim().to_string())
+        } else {
+            Err(format!(
+                "background: '{c}' is not a CSS colour or an image file"
+            ))
+        }
+    };
+    Ok(match values {
+        [] => None,
+        [one] if Path::new(one).is_file() => {
+            Some(Background::Image(image_data_uri(Path::new(one))?))
+        }
+        [one] => match one.split_once(':') {
+            Some((a, b)) => Some(Background::Gradient(check(a)?, check(b)?)),
+            None => Some(Background::Color(check(one)?)),
+        },
+        [a, b] => Some(Background::Gradient(check(a)?, check(b)?)),
+        _ => return Err("background takes one or two values".into()),
+    })
+}
+
+fn image_data_uri(path: &Path) -> Result<String, String> {
+    use base64::Engine;
+    let mime = match path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
+        Some("png") => "image/png",
+        Some("jpg" | "jpeg") => "image/jpeg",
+        Some("gif") => "image/gif",
+        Some("webp") => "image/webp",
+        Some("svg") => "image/svg+xml",
+        _ => {
+            return Err(format!(
+                "{}: background images must be .png, .jpg, .gif, .webp or .svg",
+                path.display()
+            ))
+        }
+    };
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let looks_right = match mime {
+        "image/png" => bytes.starts_with(b"\x89PNG\r\n\x1a\n"),
+        "image/jpeg" => bytes.starts_with(&[0xff, 0xd8, 0xff]),
+        "image/gif" => bytes.starts_with(b"GIF8"),
+        "image/webp" => bytes.len() > 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WEBP",
+        _ => String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]).contains("<svg"),
+    };
+    if !looks_right {
+        return Err(format!("{}: not a {mime} image", path.display()));
+    }
+    Ok(format!(
+        "data:{mime};base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    ))
+}
+
+/// A config file: `$version: 1` and `options:`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    #[serde(rename = "$version")]
+    version: u32,
+    #[serde(default)]
+    options: Options,
+}
+
+/// The config tiers that exist, in order: `~/.config/console2svg/config.yaml`,
+/// `./console2svg.config.yaml`, then `explicit` (`-C`, which must exist).
+pub fn config_paths(explicit: Option<&Path>) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+        let p = PathBuf::from(home).join(".config/console2svg/config.yaml");
+        if p.is_file() {
+            out.push(p);
+        }
+    }
+    let local = PathBuf::from("console2svg.config.yaml");
+    if local.is_file() {
+        out.push(local);
+    }
+    if let Some(p) = explicit {
+        out.push(p.to_path_buf());
+    }
+    out
+}
+
+/// Reads one config file.
+///
+/// Errors: the path and what is wrong (unreadable, not YAML, unknown key, `$version` not 1).
+pub fn read_config(path: &Path) -> Result<Options, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read config {}: {e}", path.display()))?;
+    let file: ConfigFile = serde_yaml_ng::from_str(&text)
+        .map_err(|e| format!("invalid config {}: {e}", path.display()))?;
+    if file.version != 1 {
+        return Err(format!(
+            "invalid config {}: $version must be 1, got {}",
+            path.display(),
+            file.version
+        ));
+    }
+    Ok(file.options)
+}
+
+/// The stacked config tiers (see [`config_paths`]).
+///
+/// Errors: the first file that cannot be read (see [`read_config`]).
+pub fn load_config(explicit: Option<&Path>) -> Result<Options, String> {
+    let mut out = Options::default();
+    for path in config_paths(explicit) {
+        out = out.overlay(&read_config(&path)?);
+    }
+    Ok(out)
+}
+
+impl Options {
+    /// `top` over `self`, section by section, key by key.
+    pub fn overlay(&self, top: &Options) -> Options {
+        let terminal = match (&self.terminal, &top.terminal) {
+            (Some(a), Some(b)) => Some(a.overlay(b)),
+            (a, b) => b.clone().or_else(|| a.clone()),
+        };
+        let appearance = match (&self.appearance, &top.appearance) {
+            (Some(a), Some(b)) => Some(a.overlay(b)),
+            (a, b) => b.clone().or_else(|| a.clone()),
+        };
+        Options {
+            terminal,
+            appearance,
+        }
+    }
+
+    /// The appearance section (empty when absent).
+    pub fn appearance(&self) -> AppearanceOptions {
+        self.appearance.clone().unwrap_or_default()
+    }
+
+    /// The terminal section (empty when absent).
+    pub fn terminal(&self) -> TerminalOptions {
+        self.terminal.clone().unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn later_layers_win_key_by_key_and_arrays_replace() {
+        let base: Options = serde_yaml_ng::from_str(
+            "{terminal: {width: 80}, appearance: {theme: [nord, dracula], window: macos}}",
+        )
+        .unwrap();
+        let top: Options =
+            serde_yaml_ng::from_str("{terminal: {height: 10}, appearance: {theme: [light]}}")
+                .unwrap();
+        let m = base.overlay(&top);
+        assert_eq!(
+            m.terminal(),
+            TerminalOptions {
+                width: Some(80),
+                height: Some(10)
+            }
+        );
+        assert_eq!(m.appearance().theme, Some(vec!["light".to_string()]));
+        assert_eq!(m.appearance().window.as_deref(), Some("macos"));
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_are_errors() {
+        assert!(serde_yaml_ng::from_str::<Options>("{appearance: {colour: red}}").is_err());
+        let bad = AppearanceOptions {
+            forecolor: Some("reddish".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            bad.resolve(None).unwrap_err(),
+            "forecolor: 'reddish' is not a colour (#rgb or #rrggbb)"
+        );
+        let bad = AppearanceOptions {
+            opacity: Some(2.0),
+            ..Default::default()
+        };
+        assert_eq!(bad.resolve(None).unwrap_err(), "opacity: 2 is not in 0..=1");
+    }
+
+    #[test]
+    fn config_files_need_version_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("c.yaml");
+        std::fs::write(&p, "$version: 2\noptions: {}\n").unwrap();
+        assert!(read_config(&p).unwrap_err().contains("$version must be 1"));
+        std::fs::write(&p, "$version: 1\noptions: {appearance: {theme: [nord]}}\n").unwrap();
+        assert_eq!(
+            read_config(&p).unwrap().appearance().theme,
+            Some(vec!["nord".to_string()])
+        );
+    }
+
+    #[test]
+    fn shell_join_quotes_what_needs_it() {
+        assert_eq!(
+            shell_join(&["bash", "-c", "echo \"a  b\""]),
+            "bash -c 'echo \"a  b\"'"
+        );
+        assert_eq!(shell_join(&["it's", ""]), "'it'\\''s' ''");
+        assert_eq!(shell_join(&["ls", "-la", "/tmp"]), "ls -la /tmp");
+    }
+}
