@@ -1035,7 +1035,7 @@ fn stop_after_exit_still_ends_background_children() {
         "--",
         "sh",
         "-c",
-        "(trap '' HUP; sleep 1004777) & echo started",
+        "(trap '' HUP; sleep 1004777) & sleep 0.3; echo started",
     ]);
     let (w, _) = h.run(&["wait", &id, "--text", "never", "--timeout", "5s"]);
     assert_eq!(w["result"], "session-ended");
