@@ -94,11 +94,13 @@ fn round_trip(id: &str, token: &str) -> Option<Duration> {
         id: id.to_string(),
         condition: Condition {
             text: token.to_string(),
+            regex: false,
             until: Until::Present,
             stable_for_ms: 0,
             line: false,
             since: Some(version),
         },
+        timeout_ms: None,
     })
     .expect("wait-start");
     let waiter = reply["waiter"].as_u64().expect("waiter id");

@@ -9,6 +9,7 @@
 //! - [`options`]: appearance and terminal options as data (flags, config file, scenarios) and how they stack.
 //! - [`output`]: artifact formats and atomic file writes.
 //! - [`cli`]: clap definitions and printing for the binaries; no logic beyond argument mapping.
+//! - [`scenario`]: scenario documents: parse and validate, export from a journal, run.
 //! - [`render`]: `Screen` + appearance → SVG (layout, themes, window chrome, fonts, geometry).
 
 pub mod capture;
@@ -18,4 +19,5 @@ pub mod options;
 pub mod output;
 pub mod pty;
 pub mod render;
+pub mod scenario;
 pub mod term;

@@ -66,6 +66,17 @@ fn resolve_links(path: &Path) -> PathBuf {
 ///
 /// Errors: one line naming `path` and the OS's reason.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    write_with_mode(path, bytes, 0o644)
+}
+
+/// Like [`write_atomic`], but a new file is created private (0600).
+///
+/// Errors: as [`write_atomic`].
+pub fn write_private(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    write_with_mode(path, bytes, 0o600)
+}
+
+fn write_with_mode(path: &Path, bytes: &[u8], new_mode: u32) -> Result<(), String> {
     let fail = |e: std::io::Error| format!("cannot write {}: {}", path.display(), os_message(&e));
     let target = resolve_links(path);
     let existing = std::fs::metadata(&target).ok();
@@ -89,7 +100,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let mode = existing.map_or(0o644, |m| m.permissions().mode() & 0o7777);
+    let mode = existing.map_or(new_mode, |m| m.permissions().mode() & 0o7777);
     let mut tmp = tempfile::Builder::new()
         .prefix(".console2svg-")
         .tempfile_in(dir)

@@ -165,7 +165,7 @@ pub fn main() -> Result<(), CliError> {
             let send = matches
                 .subcommand_matches("session")
                 .and_then(|m| m.subcommand_matches("send"));
-            std::process::exit(super::session::run(command, send));
+            std::process::exit(super::session::run(command, send, cli.config.as_deref()));
         }
         Command::Host => crate::host::server::run().map_err(CliError::new),
         Command::Capture(args) => run_capture(*args, cli.config),

@@ -9,7 +9,7 @@ use clap::{ArgMatches, Args, Subcommand};
 use serde_json::{json, Value};
 
 use crate::host::client;
-use crate::host::protocol::{Condition, ErrorCode, HostError, Request, Until};
+use crate::host::protocol::{parse_duration, Condition, ErrorCode, HostError, Request, Until};
 use crate::term::keys::Input;
 
 /// `session` subcommands.
@@ -40,6 +40,28 @@ pub enum SessionCommand {
         width: u16,
         #[arg(long, value_parser = clap::value_parser!(u16).range(1..=500))]
         height: u16,
+    },
+    /// Render the current screen to an SVG file (same options as `capture`).
+    Capture {
+        id: String,
+        /// Output file.
+        #[arg(short = 'o', long = "out", default_value = "output.svg")]
+        out: std::path::PathBuf,
+        #[command(flatten)]
+        appearance: Box<super::appearance::AppearanceArgs>,
+    },
+    /// Render the current screen to a private temporary SVG and print its path.
+    Inspect {
+        id: String,
+        #[command(flatten)]
+        appearance: Box<super::appearance::AppearanceArgs>,
+    },
+    /// Write the session's journal as a scenario document (YAML; JSON for .json).
+    Export {
+        id: String,
+        /// Output file (`.yaml` is appended when it has no extension).
+        #[arg(short = 'o', long = "out")]
+        out: std::path::PathBuf,
     },
     /// Stop a session (or all) and delete its data.
     Stop {
@@ -83,8 +105,11 @@ pub struct StartArgs {
 pub struct WaitArgs {
     id: String,
     /// Literal, case-sensitive text.
+    #[arg(long, required_unless_present = "regex", conflicts_with = "regex")]
+    text: Option<String>,
+    /// A regular expression instead of literal text.
     #[arg(long)]
-    text: String,
+    regex: Option<String>,
     #[arg(long, value_enum, default_value = "present")]
     until: UntilArg,
     /// The condition must hold this long (ms, s, m, h; a bare number is seconds).
@@ -125,29 +150,6 @@ pub struct SendArgs {
     raw_hex: Vec<String>,
 }
 
-/// Parses `500ms`, `2s`, `3m`, `1h`, or a bare number of seconds (fractions allowed).
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    let bad =
-        || format!("'{s}' is not a duration (e.g. 500ms, 2s, 3m, 1h; a bare number is seconds)");
-    let (num, unit) = match s.find(|c: char| c.is_ascii_alphabetic()) {
-        Some(i) => (&s[..i], &s[i..]),
-        None => (s, "s"),
-    };
-    let v: f64 = num.parse().map_err(|_| bad())?;
-    let secs = match unit {
-        "ms" => v / 1000.0,
-        "s" => v,
-        "m" => v * 60.0,
-        "h" => v * 3600.0,
-        _ => return Err(bad()),
-    };
-    if !secs.is_finite() || secs < 0.0 {
-        return Err(bad());
-    }
-    Ok(Duration::from_secs_f64(secs))
-}
-
 /// Prints a reply and returns the exit code: 0, or 1 for an error envelope.
 fn emit(result: Result<Value, HostError>) -> i32 {
     match result {
@@ -174,7 +176,11 @@ fn emit(result: Result<Value, HostError>) -> i32 {
 }
 
 /// Runs a `session` subcommand; `matches` are the `send` matches (for argument order).
-pub fn run(command: SessionCommand, send_matches: Option<&ArgMatches>) -> i32 {
+pub fn run(
+    command: SessionCommand,
+    send_matches: Option<&ArgMatches>,
+    config: Option<&std::path::Path>,
+) -> i32 {
     client::install_interrupt_handler();
     match command {
         SessionCommand::Start(a) => {
@@ -221,6 +227,13 @@ pub fn run(command: SessionCommand, send_matches: Option<&ArgMatches>) -> i32 {
         SessionCommand::Resize { id, width, height } => {
             emit(client::request(&Request::Resize { id, width, height }))
         }
+        SessionCommand::Capture {
+            id,
+            out,
+            appearance,
+        } => emit(capture(&id, Some(&out), &appearance, config)),
+        SessionCommand::Inspect { id, appearance } => emit(capture(&id, None, &appearance, config)),
+        SessionCommand::Export { id, out } => emit(export(&id, &out)),
         SessionCommand::Stop { id: Some(id), .. } => emit(client::request(&Request::Stop { id })),
         SessionCommand::Stop { id: None, yes, .. } => {
             if !yes {
@@ -268,7 +281,8 @@ fn ordered_inputs(a: &SendArgs, matches: Option<&ArgMatches>) -> Vec<Input> {
 /// decided, the timeout passes, or Ctrl+C.
 fn wait(a: WaitArgs) -> i32 {
     let condition = Condition {
-        text: a.text,
+        regex: a.regex.is_some(),
+        text: a.text.or(a.regex).unwrap_or_default(),
         until: match a.until {
             UntilArg::Present => Until::Present,
             UntilArg::Absent => Until::Absent,
@@ -281,6 +295,7 @@ fn wait(a: WaitArgs) -> i32 {
     let mut reply = match client::request(&Request::WaitStart {
         id: a.id.clone(),
         condition,
+        timeout_ms: a.timeout.map(|t| t.as_millis() as u64),
     }) {
         Ok(r) => r,
         Err(e) => return emit(Err(e)),
@@ -323,4 +338,101 @@ fn wait(a: WaitArgs) -> i32 {
             Err(e) => return emit(Err(e)),
         }
     }
+}
+
+fn err(code: ErrorCode) -> impl Fn(String) -> HostError {
+    move |m| HostError::new(code, m)
+}
+
+/// `session capture` (`out` given) and `session inspect` (`out` is `None`): the host's
+/// current screen, rendered here with the same renderer and options as `capture`, written
+/// atomically; the capture is journaled (an action), the inspection too (an observation).
+fn capture(
+    id: &str,
+    out: Option<&std::path::Path>,
+    args: &super::appearance::AppearanceArgs,
+    config: Option<&std::path::Path>,
+) -> Result<Value, HostError> {
+    use crate::render::{self, fonts::Fonts};
+    let options = crate::options::load_config(config)
+        .map_err(err(ErrorCode::InvalidRequest))?
+        .appearance()
+        .overlay(&args.to_options());
+    let appearance = options
+        .resolve(None)
+        .map_err(err(ErrorCode::InvalidRequest))?;
+    if let Some(out) = out {
+        crate::output::Format::from_path(out).map_err(err(ErrorCode::InvalidRequest))?;
+    }
+    let snap = client::request(&Request::Snapshot { id: id.to_string() })?;
+    let mut screen: crate::term::Screen =
+        serde_json::from_value(snap["screen"].clone()).map_err(|e| {
+            HostError::new(
+                ErrorCode::SessionError,
+                format!("unreadable screen from the host: {e}"),
+            )
+        })?;
+    if args.no_cursor {
+        screen.cursor.visible = false;
+    }
+    let svg = render::render_svg(&screen, &appearance, &Fonts::new());
+    let state = snap["state"].clone();
+    match out {
+        Some(out) => {
+            crate::output::write_atomic(out, svg.as_bytes()).map_err(err(ErrorCode::IoError))?;
+            let cwd = std::env::current_dir()
+                .map_err(|e| HostError::new(ErrorCode::IoError, e.to_string()))?;
+            let path = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
+            client::request(&Request::Record {
+                id: id.to_string(),
+                entry: Box::new(crate::host::journal::Entry::Capture {
+                    output: out.to_string_lossy().into_owned(),
+                    cwd: cwd.to_string_lossy().into_owned(),
+                    options: Box::new(options),
+                }),
+            })?;
+            Ok(
+                json!({"schemaVersion": 1, "sessionId": id, "state": state, "artifact": {"path": path.to_string_lossy(), "format": "svg"}}),
+            )
+        }
+        None => {
+            let path = crate::host::inspect::new_inspection().map_err(err(ErrorCode::IoError))?;
+            crate::output::write_private(&path, svg.as_bytes()).map_err(err(ErrorCode::IoError))?;
+            client::request(&Request::Record {
+                id: id.to_string(),
+                entry: Box::new(crate::host::journal::Entry::Inspect),
+            })?;
+            Ok(
+                json!({"schemaVersion": 1, "sessionId": id, "state": state, "path": path.to_string_lossy(), "format": "svg"}),
+            )
+        }
+    }
+}
+
+/// `session export`: the journal as a scenario document; `.yaml` is appended to a path
+/// without an extension; JSON for `.json`.
+fn export(id: &str, out: &std::path::Path) -> Result<Value, HostError> {
+    let mut path = out.to_path_buf();
+    if path.extension().is_none() {
+        path.set_extension("yaml");
+    }
+    let json_out = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    let reply = client::request(&Request::Journal { id: id.to_string() })?;
+    let entries: Vec<crate::host::journal::Entry> =
+        serde_json::from_value(reply["entries"].clone()).map_err(|e| {
+            HostError::new(
+                ErrorCode::SessionError,
+                format!("unreadable journal from the host: {e}"),
+            )
+        })?;
+    let doc =
+        crate::scenario::export::from_journal(&entries).map_err(err(ErrorCode::SessionError))?;
+    crate::output::write_atomic(&path, doc.to_text(json_out).as_bytes())
+        .map_err(err(ErrorCode::IoError))?;
+    let abs = std::path::absolute(&path).unwrap_or(path);
+    Ok(
+        json!({"schemaVersion": 1, "sessionId": id, "path": abs.to_string_lossy(), "entries": doc.scenario.execute.len()}),
+    )
 }

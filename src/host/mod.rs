@@ -5,6 +5,8 @@
 //! shared/spec/console2svg-contract.md.
 
 pub mod client;
+pub mod inspect;
+pub mod journal;
 pub mod paths;
 pub mod protocol;
 pub mod server;

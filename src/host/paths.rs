@@ -55,3 +55,15 @@ pub fn ensure_runtime_dir() -> Result<PathBuf, String> {
     }
     Ok(dir)
 }
+
+/// Creates `dir` (0700) if needed, for private files under the runtime directory.
+///
+/// Errors: a message naming the directory.
+pub fn ensure_private_dir(dir: &std::path::Path) -> Result<PathBuf, String> {
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    Ok(dir.to_path_buf())
+}

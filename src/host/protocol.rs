@@ -108,8 +108,11 @@ impl Until {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Condition {
-    /// Literal, case-sensitive text.
+    /// Literal, case-sensitive text; a regular expression (Rust `regex` syntax) when `regex`.
     pub text: String,
+    /// `text` is a regular expression (scenario `wait` steps with `regex:`).
+    #[serde(default)]
+    pub regex: bool,
     pub until: Until,
     /// The condition must hold this long, ms.
     pub stable_for_ms: u64,
@@ -144,6 +147,9 @@ pub enum Request {
     WaitStart {
         id: String,
         condition: Condition,
+        /// The client's timeout, ms (recorded in the journal; the client enforces it).
+        #[serde(default)]
+        timeout_ms: Option<u64>,
     },
     /// Blocks at most 100 ms for the waiter to be satisfied.
     WaitPoll {
@@ -168,4 +174,52 @@ pub enum Request {
         id: String,
     },
     StopAll,
+    /// The screen as it is now, for rendering by the client (`session capture`/`inspect`).
+    Snapshot {
+        id: String,
+    },
+    /// Records a client-side step in the journal (a capture written, an inspection).
+    Record {
+        id: String,
+        entry: Box<super::journal::Entry>,
+    },
+    /// The session's journal, for `session export`.
+    Journal {
+        id: String,
+    },
+}
+
+/// Parses a duration: `500ms`, `2s`, `3m`, `1h`, or a bare number of seconds (fractions
+/// allowed) (session spec §3).
+///
+/// Errors: a message quoting the value.
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let s = s.trim();
+    let bad =
+        || format!("'{s}' is not a duration (e.g. 500ms, 2s, 3m, 1h; a bare number is seconds)");
+    let (num, unit) = match s.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(i) => (&s[..i], &s[i..]),
+        None => (s, "s"),
+    };
+    let v: f64 = num.trim().parse().map_err(|_| bad())?;
+    let secs = match unit {
+        "ms" => v / 1000.0,
+        "s" => v,
+        "m" => v * 60.0,
+        "h" => v * 3600.0,
+        _ => return Err(bad()),
+    };
+    if !secs.is_finite() || !(0.0..=1e9).contains(&secs) {
+        return Err(bad());
+    }
+    Ok(std::time::Duration::from_secs_f64(secs))
+}
+
+/// Formats a duration in ms the way [`parse_duration`] reads it back: `250ms`, `2s`, `1.5s`.
+pub fn format_duration_ms(ms: u64) -> String {
+    if ms % 1000 == 0 {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{ms}ms")
+    }
 }

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{json, Value};
 
+use super::journal::Entry;
 use super::paths;
 use super::protocol::{ErrorCode, HostError, Request, MAX_REQUEST_BYTES};
 use super::session::{Poll, Session, State};
@@ -144,6 +145,7 @@ impl Host {
         for id in gone {
             if let Some(s) = self.sessions.remove(&id) {
                 s.kill(Duration::ZERO);
+                s.remove_journal();
             }
             self.expired.insert(id);
         }
@@ -201,7 +203,9 @@ impl Host {
                     color_env,
                     delete_ci_env,
                 };
-                let session = Session::start(&spec)?;
+                let journals = paths::runtime_dir().join("journals");
+                let journal_dir = paths::ensure_private_dir(&journals).ok();
+                let session = Session::start(&spec, journal_dir.as_deref())?;
                 let reply = json!({
                     "schemaVersion": 1,
                     "sessionId": session.id,
@@ -245,6 +249,7 @@ impl Host {
             }
             Request::Read { id, structured } => {
                 let s = self.session(&id)?;
+                s.record(Entry::Read);
                 let g = s.lock();
                 let screen = g.emulator.snapshot();
                 Ok(json!({
@@ -257,15 +262,13 @@ impl Host {
                     "screen": screen_json(&screen, g.emulator.history_size(), structured),
                 }))
             }
-            Request::WaitStart { id, condition } => {
-                if condition.text.is_empty() {
-                    return Err(HostError::new(
-                        ErrorCode::InvalidCondition,
-                        "--text must not be empty",
-                    ));
-                }
+            Request::WaitStart {
+                id,
+                condition,
+                timeout_ms,
+            } => {
                 let s = self.session(&id)?;
-                let waiter = s.add_waiter(condition.clone());
+                let waiter = s.add_waiter(condition.clone(), timeout_ms)?;
                 let mut reply = self.poll(&id, waiter, &condition, Duration::ZERO)?;
                 reply["waiter"] = json!(waiter);
                 Ok(reply)
@@ -285,7 +288,7 @@ impl Host {
             }
             Request::WaitEnd { id, waiter } => {
                 if let Ok(s) = self.session(&id) {
-                    s.remove_waiter(waiter);
+                    s.finish_waiter(waiter);
                 }
                 Ok(json!({"schemaVersion": 1}))
             }
@@ -307,6 +310,7 @@ impl Host {
                     (g.emulator.modes().bracketed_paste, g.version)
                 };
                 s.send(steps)?;
+                s.record(Entry::Send { inputs });
                 let g = s.lock();
                 let mut reply = json!({
                     "schemaVersion": 1,
@@ -329,6 +333,7 @@ impl Host {
                 }
                 let s = self.session(&id)?;
                 let version = s.resize(width, height)?;
+                s.record(Entry::Resize { width, height });
                 let g = s.lock();
                 Ok(json!({
                     "schemaVersion": 1,
@@ -359,6 +364,32 @@ impl Host {
                 self.sweep();
                 Ok(json!({"schemaVersion": 1, "stopped": stopped, "failed": []}))
             }
+            Request::Snapshot { id } => {
+                let s = self.session(&id)?;
+                let g = s.lock();
+                Ok(json!({
+                    "schemaVersion": 1,
+                    "sessionId": s.id,
+                    "state": g.state.as_str(),
+                    "version": g.version,
+                    "screen": g.emulator.snapshot(),
+                }))
+            }
+            Request::Record { id, entry } => {
+                let s = self.session(&id)?;
+                if !matches!(*entry, Entry::Capture { .. } | Entry::Inspect) {
+                    return Err(HostError::new(
+                        ErrorCode::InvalidRequest,
+                        "only captures and inspections are recorded by clients",
+                    ));
+                }
+                s.record(*entry);
+                Ok(json!({"schemaVersion": 1, "sessionId": s.id}))
+            }
+            Request::Journal { id } => {
+                let s = self.session(&id)?;
+                Ok(json!({"schemaVersion": 1, "sessionId": s.id, "entries": s.journal()}))
+            }
         }
     }
 
@@ -370,6 +401,7 @@ impl Host {
         // Also after the program exited: background children may still hold the terminal.
         let exit = session.kill(STOP_GRACE);
         session.mark_stopped();
+        session.remove_journal();
         json!({
             "schemaVersion": 1,
             "sessionId": id,
@@ -390,8 +422,8 @@ impl Host {
         let s = self.session(id)?;
         let outcome = s.poll_waiter(waiter, budget)?;
         if outcome != Poll::Pending {
-            // Decided: the waiter has done its job and must not cost anything any more.
-            s.remove_waiter(waiter);
+            // Decided: journal it; the waiter must not cost anything any more.
+            s.finish_waiter(waiter);
         }
         let g = s.lock();
         let screen = g.emulator.snapshot();

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use portable_pty::MasterPty;
 
+use super::journal::{Entry, Journal};
 use super::protocol::{Condition, ErrorCode, HostError, Until};
 use crate::pty::{self, Exit, SpawnSpec};
 use crate::term::keys::{self, Step};
@@ -57,11 +58,68 @@ impl State {
 #[derive(Debug)]
 struct Waiter {
     condition: Condition,
+    matcher: Matcher,
+    /// The client's timeout, for the journal.
+    timeout_ms: Option<u64>,
     seen_present: bool,
     true_since: Option<Instant>,
     matched: bool,
     /// When a client last asked about it; waiters nobody polls any more are dropped.
     last_poll: Instant,
+}
+
+/// A compiled wait pattern: literal text or a regular expression.
+#[derive(Debug)]
+enum Matcher {
+    Literal(String),
+    Regex(regex::Regex),
+}
+
+impl Matcher {
+    /// Compiles `c`'s pattern; with `line` a regex must match a whole row.
+    ///
+    /// Errors: `invalid_condition` for an empty text or an invalid regular expression.
+    fn new(c: &Condition) -> Result<Matcher, HostError> {
+        if c.text.is_empty() {
+            return Err(HostError::new(
+                ErrorCode::InvalidCondition,
+                "the text to wait for must not be empty",
+            ));
+        }
+        if !c.regex {
+            return Ok(Matcher::Literal(c.text.clone()));
+        }
+        let pattern = if c.line {
+            format!("^(?:{})$", c.text)
+        } else {
+            c.text.clone()
+        };
+        regex::Regex::new(&pattern)
+            .map(Matcher::Regex)
+            .map_err(|e| {
+                HostError::new(
+                    ErrorCode::InvalidCondition,
+                    format!("invalid regular expression: {e}"),
+                )
+            })
+    }
+
+    /// Whether one row matches (a whole row with `line`).
+    fn row(&self, row: &str, line: bool) -> bool {
+        match self {
+            Matcher::Literal(t) if line => row == t,
+            Matcher::Literal(t) => row.contains(t.as_str()),
+            Matcher::Regex(re) => re.is_match(row),
+        }
+    }
+
+    /// Whether the screen text (rows joined by `\n`) matches.
+    fn text(&self, text: &str) -> bool {
+        match self {
+            Matcher::Literal(t) => text.contains(t.as_str()),
+            Matcher::Regex(re) => re.is_match(text),
+        }
+    }
 }
 
 /// The first version at which each viewport row's current text appeared (for `--since`).
@@ -114,25 +172,20 @@ impl Shared {
         self.evaluate_waiters(Instant::now());
     }
 
-    /// Whether `c`'s text is on screen now, by the condition's rules.
-    fn present(&self, c: &Condition) -> bool {
+    /// Whether a waiter's pattern is on screen now, by its condition's rules (`--line`,
+    /// `--since`).
+    fn present(&self, w: &Waiter) -> bool {
+        let c = &w.condition;
         let eligible = |v: u64| c.since.is_none_or(|s| v > s);
-        if c.line {
+        if c.line || c.since.is_some() {
             return self
                 .rows
                 .rows
                 .iter()
-                .any(|(t, v)| eligible(*v) && *t == c.text);
-        }
-        if c.since.is_some() {
-            return self
-                .rows
-                .rows
-                .iter()
-                .any(|(t, v)| eligible(*v) && t.contains(&c.text));
+                .any(|(t, v)| eligible(*v) && w.matcher.row(t, c.line));
         }
         let text: Vec<&str> = self.rows.rows.iter().map(|(t, _)| t.as_str()).collect();
-        text.join("\n").contains(&c.text)
+        w.matcher.text(&text.join("\n"))
     }
 
     fn evaluate_waiters(&mut self, now: Instant) {
@@ -143,7 +196,7 @@ impl Shared {
             .map(|(id, _)| *id)
             .collect();
         for id in ids {
-            let present = self.present(&self.waiters[&id].condition);
+            let present = self.present(&self.waiters[&id]);
             let w = self.waiters.get_mut(&id).expect("waiter");
             let holds = match w.condition.until {
                 Until::Present => present,
@@ -188,6 +241,7 @@ pub struct Session {
     pub id: String,
     pub pid: u32,
     shared: Arc<(Mutex<Shared>, Condvar)>,
+    journal: Mutex<Journal>,
     writer: Sender<Vec<u8>>,
     master: Box<dyn MasterPty + Send>,
 }
@@ -218,7 +272,11 @@ impl Session {
     /// Starts `spec` in a PTY and its threads.
     ///
     /// Errors: `session_not_started` when the program cannot be started.
-    pub fn start(spec: &SpawnSpec) -> Result<Session, HostError> {
+    /// The journal is mirrored to `<journal_dir>/<id>.jsonl` when a directory is given.
+    pub fn start(
+        spec: &SpawnSpec,
+        journal_dir: Option<&std::path::Path>,
+    ) -> Result<Session, HostError> {
         let (process, reader, writer) = pty::spawn(spec)
             .map_err(|e| HostError::new(ErrorCode::SessionNotStarted, e.to_string()))?;
         let (master, mut child, pid) = process.into_parts();
@@ -268,10 +326,25 @@ impl Session {
             .name("session-writer".into())
             .spawn(move || write_loop(writer, write_rx, writer_shared))
             .map_err(|e| HostError::new(ErrorCode::SessionError, e.to_string()))?;
+        let id = new_id();
+        let mut journal = Journal::new(journal_dir.map(|d| d.join(format!("{id}.jsonl"))));
+        journal.record(Entry::Launch {
+            argv: spec
+                .argv
+                .iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect(),
+            cwd: spec.cwd.to_string_lossy().into_owned(),
+            width: spec.cols,
+            height: spec.rows,
+            color_env: spec.color_env,
+            delete_ci_env: spec.delete_ci_env,
+        });
         Ok(Session {
-            id: new_id(),
+            id,
             pid,
             shared,
+            journal: Mutex::new(journal),
             writer: write_tx,
             master,
         })
@@ -338,7 +411,14 @@ impl Session {
     }
 
     /// Registers a waiter and evaluates it once.
-    pub fn add_waiter(&self, condition: Condition) -> u64 {
+    ///
+    /// Errors: `invalid_condition` for an empty text or a bad regular expression.
+    pub fn add_waiter(
+        &self,
+        condition: Condition,
+        timeout_ms: Option<u64>,
+    ) -> Result<u64, HostError> {
+        let matcher = Matcher::new(&condition)?;
         let mut g = self.lock();
         let id = g.next_waiter;
         g.next_waiter += 1;
@@ -346,6 +426,8 @@ impl Session {
             id,
             Waiter {
                 condition,
+                matcher,
+                timeout_ms,
                 seen_present: false,
                 true_since: None,
                 matched: false,
@@ -353,7 +435,7 @@ impl Session {
             },
         );
         g.evaluate_waiters(Instant::now());
-        id
+        Ok(id)
     }
 
     /// Waits at most `budget` for waiter `id` to be satisfied or the session to end.
@@ -394,9 +476,41 @@ impl Session {
         }
     }
 
-    /// Drops waiter `id`.
-    pub fn remove_waiter(&self, id: u64) {
-        self.lock().waiters.remove(&id);
+    /// Drops waiter `id` and journals the wait with how it ended.
+    pub fn finish_waiter(&self, id: u64) {
+        let removed = self.lock().waiters.remove(&id);
+        if let Some(w) = removed {
+            self.record(Entry::Wait {
+                condition: w.condition,
+                timeout_ms: w.timeout_ms,
+                matched: w.matched,
+            });
+        }
+    }
+
+    /// Appends to the session's journal.
+    pub fn record(&self, entry: Entry) {
+        self.journal
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .record(entry);
+    }
+
+    /// A copy of the journal's entries.
+    pub fn journal(&self) -> Vec<Entry> {
+        self.journal
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entries()
+            .to_vec()
+    }
+
+    /// Deletes the journal's file (when the session is deleted).
+    pub fn remove_journal(&self) {
+        self.journal
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove_file();
     }
 
     /// Drops waiters no client has polled for `max_age` (their client went away).

@@ -35,8 +35,11 @@ const PASTE_END: &[u8] = b"\x1b[201~";
 
 /// One input step of a `send` request, in argv order (`--text`, `--keys`, `--paste`,
 /// `--raw-hex`).
+///
+/// Serialised as a one-key map, `{text: …}`, `{keys: …}`, `{paste: …}` or `{raw-hex: …}`, as
+/// in a scenario's `send` step (shared/spec/console2svg-contract.md, "Scenario documents").
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(try_from = "InputRepr", into = "InputRepr")]
 pub enum Input {
     /// `--text`: typed literally, no escape processing (`\r` is the two bytes `5c 72`).
     Text(String),
@@ -46,6 +49,57 @@ pub enum Input {
     Paste(String),
     /// `--raw-hex`: pairs of hexadecimal digits, e.g. `1B5B41` for `ESC [ A`.
     RawHex(String),
+}
+
+/// The one-key-map form of [`Input`].
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct InputRepr {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    text: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    keys: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    paste: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    raw_hex: Option<String>,
+}
+
+impl TryFrom<InputRepr> for Input {
+    type Error = String;
+
+    fn try_from(r: InputRepr) -> Result<Input, String> {
+        match (r.text, r.keys, r.paste, r.raw_hex) {
+            (Some(t), None, None, None) => Ok(Input::Text(t)),
+            (None, Some(k), None, None) => Ok(Input::Keys(k)),
+            (None, None, Some(p), None) => Ok(Input::Paste(p)),
+            (None, None, None, Some(h)) => Ok(Input::RawHex(h)),
+            _ => Err("an input has exactly one of text, keys, paste, raw-hex".into()),
+        }
+    }
+}
+
+impl From<Input> for InputRepr {
+    fn from(i: Input) -> InputRepr {
+        match i {
+            Input::Text(t) => InputRepr {
+                text: Some(t),
+                ..InputRepr::default()
+            },
+            Input::Keys(k) => InputRepr {
+                keys: Some(k),
+                ..InputRepr::default()
+            },
+            Input::Paste(p) => InputRepr {
+                paste: Some(p),
+                ..InputRepr::default()
+            },
+            Input::RawHex(h) => InputRepr {
+                raw_hex: Some(h),
+                ..InputRepr::default()
+            },
+        }
+    }
 }
 
 /// A validated input step, ready to encode against the modes current at write time

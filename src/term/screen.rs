@@ -5,10 +5,10 @@
 //! included (the first scrollback row when the snapshot includes scrollback, else the top of the
 //! viewport). Coordinates are in cells, 0-based.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A 24-bit colour.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Rgb {
     pub r: u8,
     pub g: u8,
@@ -46,7 +46,7 @@ impl Rgb {
 /// SGR 30–37/40–47 give `Named(0..=7)`, SGR 90–97/100–107 give `Named(8..=15)`,
 /// `38;5;n` gives `Indexed(n)`, `38;2;r;g;b` (and the colon form `38:2::r:g:b`) gives `Rgb`.
 /// `Named` and `Indexed` differ only in that bold-is-bright applies to `Named` colours alone.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase", tag = "kind", content = "value")]
 pub enum Color {
     /// The default foreground or background (SGR 39 / 49).
@@ -62,7 +62,7 @@ pub enum Color {
 }
 
 /// Underline style, from SGR 4 / 4:n / 21 (ECMA-48 and the kitty/VTE `4:n` extension).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Underline {
     #[default]
@@ -75,7 +75,7 @@ pub enum Underline {
 }
 
 /// Cursor shape, from DECSCUSR (`CSI Ps SP q`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CursorShape {
     #[default]
@@ -86,7 +86,7 @@ pub enum CursorShape {
 }
 
 /// An OSC 8 hyperlink. The id is kept only when the program gave one explicitly.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Link {
     pub uri: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -94,7 +94,7 @@ pub struct Link {
 }
 
 /// One grid cell.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Cell {
     /// The grapheme cluster: base character plus zero-width characters. `" "` for a blank cell,
@@ -148,7 +148,7 @@ impl Cell {
 }
 
 /// The cursor.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Cursor {
     /// Row index into [`Screen::rows`].
     pub row: usize,
@@ -160,7 +160,7 @@ pub struct Cursor {
 }
 
 /// Terminal modes that change how input must be encoded or how the screen is shown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Modes {
     /// DEC private mode 1049.
@@ -179,7 +179,7 @@ pub struct Modes {
 }
 
 /// An owned snapshot of a terminal.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Screen {
     /// Columns.

@@ -1,0 +1,387 @@
+//! Scenario documents (shared/spec/console2svg-contract.md, "Scenario documents"): YAML or
+//! JSON, kebab-case keys, `$version: 1`.
+//!
+//! Extensions beyond the contract (optional keys): `line` and `since-last-action` on `wait`
+//! (only a whole row matches / only rows written after the previous action match), and
+//! `colorenv`, `delete-envs` and `exit-timeout` on `launch`.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::host::protocol::{parse_duration, Until};
+use crate::options::Options;
+use crate::term::keys::{self, Input};
+
+/// A scenario document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Document {
+    #[serde(rename = "$version")]
+    pub version: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub options: Option<Options>,
+    pub scenario: Scenario,
+}
+
+/// The lifecycle: prepare, launch, execute, verify, teardown.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Scenario {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub working_dir: Option<WorkingDir>,
+    /// Shell commands run before the launch; a non-zero exit aborts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prepare: Vec<CommandStep>,
+    pub launch: Launch,
+    /// Steps against the launched program, in order.
+    #[serde(default)]
+    pub execute: Vec<Step>,
+    /// Shell commands run after the program exits; a non-zero exit fails the run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub verify: Vec<CommandStep>,
+    /// Shell commands always attempted at the end.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub teardown: Vec<CommandStep>,
+}
+
+/// Where the scenario runs: `path` relative to the document's directory, or a fresh temporary
+/// directory (deleted afterwards) when `temporary`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct WorkingDir {
+    #[serde(default = "dot")]
+    pub path: String,
+    #[serde(default)]
+    pub temporary: bool,
+}
+
+fn dot() -> String {
+    ".".into()
+}
+
+/// A shell command (`sh -c`) in the working directory.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum CommandStep {
+    Command { command: String },
+}
+
+impl CommandStep {
+    /// The command line.
+    pub fn command(&self) -> &str {
+        match self {
+            CommandStep::Command { command } => command,
+        }
+    }
+}
+
+/// The program to run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Launch {
+    pub executable: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    /// Options for this program (terminal size), over the document's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub options: Option<Options>,
+    /// Set TERM/COLORTERM/FORCE_COLOR (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub colorenv: Option<bool>,
+    /// Remove CI and TF_BUILD (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delete_envs: Option<bool>,
+    /// How long to wait after `execute` for the program to exit by itself before it is stopped
+    /// (default 5s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_timeout: Option<String>,
+}
+
+/// One `execute` step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Step {
+    Wait {
+        args: WaitArgs,
+    },
+    Send {
+        inputs: Vec<Input>,
+    },
+    Resize {
+        args: ResizeArgs,
+    },
+    Capture {
+        args: CaptureArgs,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        options: Option<Options>,
+    },
+    Command {
+        command: String,
+    },
+}
+
+impl Step {
+    /// The step's `type`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Step::Wait { .. } => "wait",
+            Step::Send { .. } => "send",
+            Step::Resize { .. } => "resize",
+            Step::Capture { .. } => "capture",
+            Step::Command { .. } => "command",
+        }
+    }
+}
+
+/// A wait condition: `text` (literal) or `regex`, not both.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct WaitArgs {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regex: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<Until>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stable_for: Option<String>,
+    /// Default 30s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since_last_action: Option<bool>,
+}
+
+/// A resize.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ResizeArgs {
+    pub width: u16,
+    pub height: u16,
+}
+
+/// A capture: `output` relative to the document's directory (or absolute).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct CaptureArgs {
+    pub output: String,
+}
+
+/// Default `wait` timeout.
+pub const DEFAULT_WAIT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Default `launch.exit-timeout`.
+pub const DEFAULT_EXIT_TIMEOUT: Duration = Duration::from_secs(5);
+
+impl Document {
+    /// Reads and validates a document: JSON for `.json`, else YAML.
+    ///
+    /// Errors: one line naming the file and, for a bad step, the step (`execute[2] (wait): …`).
+    pub fn load(path: &Path) -> Result<Document, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read scenario {}: {e}", path.display()))?;
+        let doc: Document = if path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+        {
+            serde_json::from_str(&text)
+                .map_err(|e| format!("invalid scenario {}: {e}", path.display()))?
+        } else {
+            serde_yaml_ng::from_str(&text)
+                .map_err(|e| format!("invalid scenario {}: {e}", path.display()))?
+        };
+        doc.validate()
+            .map_err(|e| format!("invalid scenario {}: {e}", path.display()))?;
+        Ok(doc)
+    }
+
+    /// Checks what serde cannot: the version, ranges, durations, key names, `text` xor `regex`.
+    ///
+    /// Errors: a message naming the step.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.version != 1 {
+            return Err(format!("$version must be 1, got {}", self.version));
+        }
+        let sc = &self.scenario;
+        if sc.launch.executable.trim().is_empty() {
+            return Err("launch: executable must not be empty".into());
+        }
+        if let Some(t) = &sc.launch.exit_timeout {
+            parse_duration(t).map_err(|e| format!("launch: exit-timeout {e}"))?;
+        }
+        for opts in [self.options.as_ref(), sc.launch.options.as_ref()]
+            .into_iter()
+            .flatten()
+        {
+            check_terminal(opts).map_err(|e| format!("options: {e}"))?;
+        }
+        for (i, step) in sc.execute.iter().enumerate() {
+            check_step(step).map_err(|e| format!("execute[{i}] ({}): {e}", step.kind()))?;
+        }
+        for (phase, list) in [
+            ("prepare", &sc.prepare),
+            ("verify", &sc.verify),
+            ("teardown", &sc.teardown),
+        ] {
+            for (i, c) in list.iter().enumerate() {
+                if c.command().trim().is_empty() {
+                    return Err(format!("{phase}[{i}] (command): command must not be empty"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Serialises as YAML, or as JSON when `json`.
+    pub fn to_text(&self, json: bool) -> String {
+        if json {
+            let mut s = serde_json::to_string_pretty(self).unwrap_or_default();
+            s.push('\n');
+            s
+        } else {
+            serde_yaml_ng::to_string(self).unwrap_or_default()
+        }
+    }
+}
+
+fn check_terminal(o: &Options) -> Result<(), String> {
+    let t = o.terminal();
+    for (what, v) in [("width", t.width), ("height", t.height)] {
+        if let Some(n) = v {
+            if !(1..=500).contains(&n) {
+                return Err(format!("terminal.{what} {n} is not in 1..=500"));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_step(step: &Step) -> Result<(), String> {
+    match step {
+        Step::Wait { args } => {
+            match (&args.text, &args.regex) {
+                (Some(_), Some(_)) => return Err("give text or regex, not both".into()),
+                (None, None) => return Err("give text or regex".into()),
+                (Some(t), None) | (None, Some(t)) if t.is_empty() => {
+                    return Err("the text to wait for is empty".into())
+                }
+                (None, Some(r)) => {
+                    regex::Regex::new(r).map_err(|e| format!("invalid regex: {e}"))?;
+                }
+                _ => {}
+            }
+            for (what, v) in [("stable-for", &args.stable_for), ("timeout", &args.timeout)] {
+                if let Some(d) = v {
+                    parse_duration(d).map_err(|e| format!("{what} {e}"))?;
+                }
+            }
+        }
+        Step::Send { inputs } => {
+            if inputs.is_empty() {
+                return Err("inputs must not be empty".into());
+            }
+            keys::validate(inputs).map_err(|e| e.to_string())?;
+        }
+        Step::Resize { args } => {
+            if !(1..=500).contains(&args.width) || !(1..=500).contains(&args.height) {
+                return Err(format!(
+                    "{}×{} is not within 1..=500",
+                    args.width, args.height
+                ));
+            }
+        }
+        Step::Capture { args, options } => {
+            if args.output.trim().is_empty() {
+                return Err("output must not be empty".into());
+            }
+            crate::output::Format::from_path(Path::new(&args.output))?;
+            if let Some(o) = options {
+                check_terminal(o)?;
+            }
+        }
+        Step::Command { command } => {
+            if command.trim().is_empty() {
+                return Err("command must not be empty".into());
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EXAMPLE: &str = r#"
+$version: 1
+options: {terminal: {width: 100, height: 24}, appearance: {theme: [nord], window: macos}}
+scenario:
+  working-dir: {path: ".", temporary: false}
+  prepare:  [{type: command, command: "echo prep"}]
+  launch:   {executable: vim, args: [demo.txt], options: {terminal: {width: 80, height: 24}}}
+  execute:
+    - {type: wait, args: {text: "~", until: present, stable-for: 1s, timeout: 30s}}
+    - {type: send, inputs: [{text: "iHello"}, {keys: Escape}, {paste: "x"}, {raw-hex: "1B"}]}
+    - {type: resize, args: {width: 120, height: 36}}
+    - {type: capture, args: {output: out.svg}, options: {appearance: {theme: [dracula]}}}
+    - {type: command, command: "test -f hello.log"}
+  verify:   [{type: command, command: "true"}]
+  teardown: [{type: command, command: "true"}]
+"#;
+
+    #[test]
+    fn the_contract_example_parses_and_round_trips() {
+        let doc: Document = serde_yaml_ng::from_str(EXAMPLE).unwrap();
+        doc.validate().unwrap();
+        assert_eq!(doc.scenario.execute.len(), 5);
+        assert_eq!(
+            doc.scenario.execute[1],
+            Step::Send {
+                inputs: vec![
+                    Input::Text("iHello".into()),
+                    Input::Keys("Escape".into()),
+                    Input::Paste("x".into()),
+                    Input::RawHex("1B".into())
+                ]
+            }
+        );
+        let again: Document = serde_yaml_ng::from_str(&doc.to_text(false)).unwrap();
+        assert_eq!(again, doc);
+        let json: Document = serde_json::from_str(&doc.to_text(true)).unwrap();
+        assert_eq!(json, doc);
+    }
+
+    #[test]
+    fn bad_documents_name_the_problem() {
+        let err = |yaml: &str| match serde_yaml_ng::from_str::<Document>(yaml) {
+            Err(e) => e.to_string(),
+            Ok(d) => d.validate().unwrap_err(),
+        };
+        let base = "$version: 1\nscenario:\n  launch: {executable: sh}\n  execute:\n";
+        assert!(err("$version: 1\nscenario: {execute: []}\n").contains("missing field `launch`"));
+        assert!(err(&format!(
+            "{base}    - {{type: wait, args: {{text: a, regex: b}}}}\n"
+        ))
+        .contains("execute[0] (wait): give text or regex, not both"));
+        assert!(err(&format!(
+            "{base}    - {{type: wait, args: {{text: a, timeout: soon}}}}\n"
+        ))
+        .contains("execute[0] (wait): timeout 'soon' is not a duration"));
+        assert!(err(&format!(
+            "{base}    - {{type: send, inputs: [{{keys: Hyper+Q}}]}}\n"
+        ))
+        .contains("execute[0] (send):"));
+        assert!(err(&format!("{base}    - {{type: wiat, args: {{}}}}\n"))
+            .contains("unknown variant `wiat`"));
+        assert!(
+            err("$version: 1\nscenario:\n  launch: {executable: sh, colour: red}\n")
+                .contains("unknown field `colour`")
+        );
+        assert!(err("$version: 2\nscenario:\n  launch: {executable: sh}\n")
+            .contains("$version must be 1"));
+    }
+}

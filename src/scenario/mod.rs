@@ -1,0 +1,7 @@
+//! Scenarios: documents that replay a session (`scenario run`), made by hand or exported from a
+//! session's journal (`session export`).
+
+pub mod document;
+pub mod export;
+
+pub use document::Document;
