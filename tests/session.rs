@@ -1048,3 +1048,186 @@ fn stop_after_exit_still_ends_background_children() {
     std::thread::sleep(Duration::from_millis(200));
     assert_eq!(leftovers("sleep 1004777"), "");
 }
+
+#[test]
+fn capture_inspect_and_export() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = common::tempdir();
+    let h = Host::with_env(&[]);
+    let id = h.start(&[
+        "--width",
+        "40",
+        "--height",
+        "6",
+        "--",
+        "sh",
+        "-c",
+        "printf 'hello \\033[32mgreen\\033[0m\\n'; sleep 30",
+    ]);
+    h.wait(&id, "green");
+    h.ok(&["read", &id]);
+    let (_, code) = h.run(&["wait", &id, "--text", "never", "--timeout", "200ms"]);
+    assert_eq!(code, 1);
+    let v = h.ok(&[
+        "capture", &id, "-o", "shot.svg", "-d", "macos", "-t", "nord",
+    ]);
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, ["schemaVersion", "sessionId", "state", "artifact"]);
+    let path = v["artifact"]["path"].as_str().unwrap();
+    assert!(std::path::Path::new(path).is_absolute() && path.ends_with("shot.svg"));
+    assert_eq!(v["artifact"]["format"], "svg");
+    let svg = std::fs::read_to_string(path).unwrap();
+    assert!(
+        svg.contains("#ff5f57") && svg.contains(".bg{fill:#101420}"),
+        "macos frame, nord theme"
+    );
+    let drawn: String = common::glyphs(&svg)
+        .iter()
+        .map(|g| g.text.clone())
+        .collect();
+    assert_eq!(drawn, "hellogreen", "the session's screen is what is drawn");
+
+    // inspect: a private file in a private, unpredictable directory; old ones are swept.
+    let mut inspect = |h: &Host| {
+        let out = h
+            .cmd()
+            .env("TMPDIR", tmp.path())
+            .args(["session", "inspect", &id, "-t", "dracula"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let root = tmp
+        .path()
+        .join(format!("console2svg-inspect-{}", unsafe_uid()));
+    std::fs::create_dir_all(root.join("inspect-old")).unwrap();
+    std::fs::write(root.join("inspect-old/inspect.svg"), "old").unwrap();
+    std::process::Command::new("touch")
+        .args(["-d", "2 days ago"])
+        .arg(root.join("inspect-old"))
+        .status()
+        .unwrap();
+    std::fs::create_dir_all(root.join("inspect-recent")).unwrap();
+    let v = inspect(&h);
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        ["schemaVersion", "sessionId", "state", "path", "format"]
+    );
+    let file = std::path::PathBuf::from(v["path"].as_str().unwrap());
+    assert!(file.starts_with(&root) && file.file_name().unwrap() == "inspect.svg");
+    let dir = file.parent().unwrap();
+    assert!(
+        dir.file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("inspect-")
+            && dir.file_name().unwrap().len() == 8 + 32
+    );
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!((mode(&root), mode(dir), mode(&file)), (0o700, 0o700, 0o600));
+    assert!(std::fs::read_to_string(&file)
+        .unwrap()
+        .contains(".bg{fill:#282a36}"));
+    assert!(
+        !root.join("inspect-old").exists(),
+        "entries older than 24 h are swept"
+    );
+    assert!(root.join("inspect-recent").exists(), "newer ones stay");
+    let second = inspect(&h);
+    assert_ne!(
+        second["path"], v["path"],
+        "every inspection gets its own directory"
+    );
+
+    // export: actions and matched waits; reads, inspections and the failed wait are left out.
+    let v = h.ok(&["export", &id, "-o", "scenario"]);
+    assert!(
+        v["path"].as_str().unwrap().ends_with("scenario.yaml"),
+        ".yaml appended"
+    );
+    assert_eq!(v["entries"], 2, "the matched wait and the capture");
+    let doc: serde_json::Value = {
+        let yaml = std::fs::read_to_string(v["path"].as_str().unwrap()).unwrap();
+        let d: console2svg::scenario::Document = serde_yaml_ng::from_str(&yaml).unwrap();
+        serde_json::to_value(d).unwrap()
+    };
+    assert_eq!(doc["$version"], 1);
+    assert_eq!(doc["scenario"]["launch"]["executable"], "sh");
+    let kinds: Vec<&str> = doc["scenario"]["execute"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["wait", "capture"]);
+    assert_eq!(doc["scenario"]["execute"][1]["args"]["output"], "shot.svg");
+    assert_eq!(
+        doc["scenario"]["execute"][1]["options"]["appearance"]["theme"],
+        serde_json::json!(["nord"])
+    );
+    let v = h.ok(&["export", &id, "-o", "scenario.json"]);
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(v["path"].as_str().unwrap()).unwrap())
+            .unwrap();
+    assert_eq!(json["scenario"]["execute"].as_array().unwrap().len(), 2);
+
+    // A retained exited session can still be captured and exported.
+    let done = h.start(&["--", "sh", "-c", "echo finished"]);
+    let (w, _) = h.run(&["wait", &done, "--text", "never", "--timeout", "5s"]);
+    assert_eq!(w["result"], "session-ended");
+    let v = h.ok(&["capture", &done, "-o", "done.svg"]);
+    assert_eq!(v["state"], "exited");
+    h.ok(&["export", &done, "-o", "done.yaml"]);
+    let (v, code) = h.run(&["capture", &done, "-o", "x.png"]);
+    assert_eq!(
+        (code, v["error"]["code"].as_str()),
+        (1, Some("invalid_request"))
+    );
+}
+
+fn unsafe_uid() -> u32 {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap()
+        .lines()
+        .find(|l| l.starts_with("Uid:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap()
+}
+
+#[test]
+fn regex_waits_and_invalid_patterns() {
+    let h = Host::new();
+    let id = h.start(&["--", "sh", "-c", "echo 'build 42 ok'; sleep 30"]);
+    h.ok(&["wait", &id, "--regex", "build [0-9]+ ok", "--timeout", "5s"]);
+    h.ok(&[
+        "wait",
+        &id,
+        "--regex",
+        "build \\d+ ok",
+        "--line",
+        "--timeout",
+        "5s",
+    ]);
+    let (v, code) = h.run(&[
+        "wait",
+        &id,
+        "--regex",
+        "build \\d+",
+        "--line",
+        "--timeout",
+        "300ms",
+    ]);
+    assert_eq!(
+        (code, v["result"].as_str()),
+        (1, Some("timeout")),
+        "--line anchors a regex to the whole row"
+    );
+    let (v, code) = h.run(&["wait", &id, "--regex", "([", "--timeout", "1s"]);
+    assert_eq!(
+        (code, v["error"]["code"].as_str()),
+        (1, Some("invalid_condition"))
+    );
+}
