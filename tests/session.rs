@@ -1088,7 +1088,7 @@ fn capture_inspect_and_export() {
     assert_eq!(drawn, "hellogreen", "the session's screen is what is drawn");
 
     // inspect: a private file in a private, unpredictable directory; old ones are swept.
-    let mut inspect = |h: &Host| {
+    let inspect = |h: &Host| {
         let out = h
             .cmd()
             .env("TMPDIR", tmp.path())
