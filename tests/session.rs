@@ -1231,3 +1231,39 @@ fn regex_waits_and_invalid_patterns() {
         (1, Some("invalid_condition"))
     );
 }
+
+#[test]
+fn the_journal_is_private_and_removed_with_the_session() {
+    use std::os::unix::fs::PermissionsExt;
+    let h = Host::new();
+    let id = h.start(&["--", "sh", "-c", "echo hi; sleep 30"]);
+    h.wait(&id, "hi");
+    h.ok(&["send", &id, "--text", "x"]);
+    let file = h.rt().join("journals").join(format!("{id}.jsonl"));
+    let lines: Vec<Value> = std::fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let kinds: Vec<&str> = lines.iter().map(|l| l["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["launch", "wait", "send"]);
+    assert_eq!(
+        lines[0]["argv"],
+        serde_json::json!(["sh", "-c", "echo hi; sleep 30"])
+    );
+    assert_eq!(lines[1]["matched"], true);
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    assert_eq!(
+        std::fs::metadata(file.parent().unwrap())
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777,
+        0o700
+    );
+    h.ok(&["stop", &id]);
+    assert!(!file.exists(), "removed with the session");
+}
