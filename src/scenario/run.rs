@@ -96,7 +96,7 @@ const KILL_GRACE: Duration = Duration::from_secs(2);
 /// Errors: one message, starting with the document's path and naming the phase and step
 /// (`scenario.yaml: execute[3] (wait): …`); an invalid document fails before anything runs.
 pub fn run(path: &Path, opts: &RunOptions) -> Result<Outcome, String> {
-    let doc = Document::load(path)?;
+    let doc = Document::load(path).map_err(|e| locate_step_error(path).unwrap_or(e))?;
     let config = crate::options::load_config(opts.config.as_deref())?;
     let abs = std::path::absolute(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let base = abs
@@ -159,6 +159,34 @@ pub fn run(path: &Path, opts: &RunOptions) -> Result<Outcome, String> {
         Some(f) => Err(format!("{label}: {f}")),
         None => Ok(outcome),
     }
+}
+
+/// A parse error inside a step loses its position (tagged enums are buffered): find the first
+/// step that does not parse on its own and name it (`execute[1] (wait): unknown field …`).
+fn locate_step_error(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let value: serde_json::Value = serde_yaml_ng::from_str(&text).ok()?;
+    let scenario = value.get("scenario")?;
+    for phase in ["prepare", "execute", "verify", "teardown"] {
+        let Some(steps) = scenario.get(phase).and_then(|v| v.as_array()) else {
+            continue;
+        };
+        for (i, step) in steps.iter().enumerate() {
+            let kind = step.get("type").and_then(|t| t.as_str()).unwrap_or("?");
+            let err = if phase == "execute" {
+                serde_json::from_value::<Step>(step.clone()).err()
+            } else {
+                serde_json::from_value::<super::document::CommandStep>(step.clone()).err()
+            };
+            if let Some(e) = err {
+                return Some(format!(
+                    "invalid scenario {}: {phase}[{i}] ({kind}): {e}",
+                    path.display()
+                ));
+            }
+        }
+    }
+    None
 }
 
 /// The appearance options of one capture: config, document (+ launch), step.
