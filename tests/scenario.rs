@@ -64,8 +64,13 @@ impl Sessions {
 
 impl Drop for Sessions {
     fn drop(&mut self) {
+        // Only when a host still runs: stop --all would start one otherwise.
+        if !self.rt().join("host.sock").exists() {
+            return;
+        }
         let _ = common::console2svg()
             .env("CONSOLE2SVG_RUNTIME_DIR", self.rt())
+            .env("CONSOLE2SVG_HOST_IDLE_SECS", "3")
             .args(["session", "stop", "--all", "--yes"])
             .output();
     }
