@@ -20,7 +20,9 @@ use crate::term::QueryColors;
 const SUBCOMMANDS: &[&str] = &[
     "capture",
     "session",
+    "scenario",
     "theme",
+    "llm",
     "completions",
     "help",
     "__host",
@@ -53,6 +55,16 @@ enum Command {
     Session {
         #[command(subcommand)]
         command: super::session::SessionCommand,
+    },
+    /// Replay a scenario document (in-process: no background host).
+    Scenario {
+        #[command(subcommand)]
+        command: super::scenario::ScenarioCommand,
+    },
+    /// Agent skills.
+    Llm {
+        #[command(subcommand)]
+        command: super::scenario::LlmCommand,
     },
     /// Built-in themes.
     Theme {
@@ -167,6 +179,10 @@ pub fn main() -> Result<(), CliError> {
                 .and_then(|m| m.subcommand_matches("send"));
             std::process::exit(super::session::run(command, send, cli.config.as_deref()));
         }
+        Command::Scenario { command } => {
+            std::process::exit(super::scenario::run(command, cli.config.as_deref()));
+        }
+        Command::Llm { command } => super::scenario::llm(command),
         Command::Host => crate::host::server::run().map_err(CliError::new),
         Command::Capture(args) => run_capture(*args, cli.config),
         Command::Theme {

@@ -3,6 +3,7 @@
 
 pub mod appearance;
 pub mod console2svg;
+pub mod scenario;
 pub mod session;
 
 /// A failed command: its message (one line) and exit code.

@@ -3,5 +3,6 @@
 
 pub mod document;
 pub mod export;
+pub mod run;
 
 pub use document::Document;
