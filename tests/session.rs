@@ -937,10 +937,17 @@ fn ctrl_c_cancels_a_wait() {
     std::thread::sleep(Duration::from_millis(1500));
     kill("-INT", child.id() as i32);
     let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(1), "ended by its own handler, not by the signal");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "ended by its own handler, not by the signal"
+    );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["error"]["code"], "cancelled");
-    assert_eq!(v["result"], "cancelled", "the wait reply, with its screen: {v}");
+    assert_eq!(
+        v["result"], "cancelled",
+        "the wait reply, with its screen: {v}"
+    );
 }
 
 #[test]
@@ -1265,4 +1272,11 @@ fn the_journal_is_private_and_removed_with_the_session() {
     );
     h.ok(&["stop", &id]);
     assert!(!file.exists(), "removed with the session");
+}
+
+#[test]
+fn a_regex_can_anchor_at_the_end_of_the_screen_text() {
+    let h = Host::new();
+    let id = h.start(&["--", "sh", "-c", "printf 'READY>'; sleep 30"]);
+    h.ok(&["wait", &id, "--regex", "READY>$", "--timeout", "5s"]);
 }

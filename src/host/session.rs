@@ -185,7 +185,8 @@ impl Shared {
                 .any(|(t, v)| eligible(*v) && w.matcher.row(t, c.line));
         }
         let text: Vec<&str> = self.rows.rows.iter().map(|(t, _)| t.as_str()).collect();
-        w.matcher.text(&text.join("\n"))
+        // The screen text as `read` shows it: trailing empty rows dropped, so `$` anchors work.
+        w.matcher.text(text.join("\n").trim_end_matches('\n'))
     }
 
     fn evaluate_waiters(&mut self, now: Instant) {
