@@ -1289,3 +1289,97 @@ fn a_regex_can_anchor_at_the_end_of_the_screen_text() {
     let id = h.start(&["--", "sh", "-c", "printf 'READY>'; sleep 30"]);
     h.ok(&["wait", &id, "--regex", "READY>$", "--timeout", "5s"]);
 }
+
+#[test]
+fn slow_clients_and_many_waits_do_not_hold_up_others() {
+    use std::io::Write;
+    let h = Host::new();
+    let id = h.start(&[
+        "--width",
+        "200",
+        "--height",
+        "60",
+        "--",
+        "sh",
+        "-c",
+        "yes 'fill the screen with text'",
+    ]);
+    h.wait(&id, "fill the screen");
+    let socket = h.rt().join("host.sock");
+    // A client that trickles half a request and stalls, and one that never reads its (large) reply.
+    let mut trickle = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+    trickle.write_all(b"{\"op\":\"li").unwrap();
+    let mut deaf = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+    deaf.write_all(format!("{{\"op\":\"read\",\"id\":\"{id}\",\"structured\":true}}\n").as_bytes())
+        .unwrap();
+    // Forty concurrent waits that will time out.
+    let waits: Vec<std::process::Child> = (0..40)
+        .map(|_| {
+            std::process::Command::new(assert_cmd::cargo::cargo_bin("console2svg"))
+                .env("CONSOLE2SVG_RUNTIME_DIR", h.rt())
+                .args([
+                    "session",
+                    "wait",
+                    &id,
+                    "--text",
+                    "never-there",
+                    "--timeout",
+                    "3s",
+                ])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    // Every call below is answered within the client's 5 s bound (else it fails with
+    // host_unavailable), however busy the stalled clients and the forty waits keep the host.
+    let quiet = h.start(&["--", "sh", "-c", "echo quiet; sleep 30"]);
+    h.wait(&quiet, "quiet");
+    assert_eq!(h.text(&quiet), "quiet");
+    assert!(h.ok(&["list"])["sessions"].as_array().unwrap().len() >= 2);
+    for w in waits {
+        let out = w.wait_with_output().unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["error"]["code"], "wait_timeout", "{v}");
+    }
+    drop(trickle);
+    drop(deaf);
+}
+
+#[test]
+fn stop_all_gives_stubborn_sessions_one_shared_grace() {
+    let h = Host::new();
+    for _ in 0..4 {
+        h.start(&[
+            "--",
+            "sh",
+            "-c",
+            "trap '' TERM HUP; while :; do sleep 1; done",
+        ]);
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let start = Instant::now();
+    let v = h.ok(&["stop", "--all", "--yes"]);
+    assert_eq!(v["stopped"].as_array().unwrap().len(), 4);
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(h.ok(&["list", "--all"])["sessions"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+}
+
+#[test]
+fn a_program_that_exits_at_once_still_shows_its_last_output() {
+    let h = Host::new();
+    for _ in 0..20 {
+        let id = h.start(&["--", "sh", "-c", "echo bye-bye"]);
+        let w = h.ok(&["wait", &id, "--text", "bye-bye", "--timeout", "5s"]);
+        assert_eq!(w["result"], "matched");
+    }
+}

@@ -315,10 +315,15 @@ fn wait(a: WaitArgs) -> i32 {
         }
         let timed_out = deadline.is_some_and(|d| Instant::now() >= d);
         if timed_out || client::interrupted() {
-            let _ = client::request(&Request::WaitEnd {
+            // Ending the wait also brings back the screen as it is now.
+            if let Ok(last) = client::request_despite_interrupt(&Request::WaitEnd {
                 id: a.id.clone(),
                 waiter,
-            });
+            }) {
+                if last.get("screen").is_some() {
+                    reply = last;
+                }
+            }
             reply["status"] = json!("error");
             if timed_out {
                 reply["result"] = json!("timeout");

@@ -98,6 +98,16 @@ fn start_host() -> Result<(), HostError> {
 /// Errors: `host_unavailable` when no reply arrives within [`REPLY_TIMEOUT`] or the host
 /// closes the connection; `cancelled` on Ctrl+C; the host's own error otherwise.
 pub fn request(request: &Request) -> Result<Value, HostError> {
+    request_inner(request, true)
+}
+
+/// Like [`request`], but Ctrl+C does not abandon it: for the clean-up a cancelled command
+/// still owes the host (ending a wait).
+pub fn request_despite_interrupt(request: &Request) -> Result<Value, HostError> {
+    request_inner(request, false)
+}
+
+fn request_inner(request: &Request, honor_interrupt: bool) -> Result<Value, HostError> {
     let mut stream = connect()?;
     let mut line = serde_json::to_vec(request)
         .map_err(|e| HostError::new(ErrorCode::InvalidRequest, e.to_string()))?;
@@ -113,7 +123,7 @@ pub fn request(request: &Request) -> Result<Value, HostError> {
     let mut reply = Vec::new();
     let mut buf = [0u8; 64 * 1024];
     loop {
-        if interrupted() {
+        if honor_interrupt && interrupted() {
             return Err(cancelled());
         }
         match stream.read(&mut buf) {

@@ -1,16 +1,20 @@
 //! The host daemon: a Unix socket server over the session registry.
 //!
-//! One request per connection, handled one at a time in acceptance order (session spec:
-//! "The host accepts one IPC request at a time"); a `wait` is split into polls of at most
-//! 100 ms so no request holds the host longer. Exited sessions are retained 24 h, then
-//! forgotten (later calls get `session_expired`). The host exits after a while with no
-//! sessions at all.
+//! One request per connection. Each connection has its own thread that reads the request
+//! (within a deadline), then hands it to the one worker thread that owns the registry; the
+//! worker applies requests one at a time in acceptance order (session spec: "The host accepts
+//! one IPC request at a time"). Whatever would hold the worker (a wait poll of up to 100 ms,
+//! stopping processes, serialising a large screen) is handed back to the connection thread, so
+//! a slow or stalled client, or many concurrent waits, never hold up anyone else.
+//! Exited sessions are retained 24 h, then forgotten (later calls get `session_expired`).
+//! The host exits after a while with no sessions at all.
 
 use std::collections::{HashMap, HashSet};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::{UnixListener, UnixStream};
-use std::path::PathBuf;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{json, Value};
@@ -31,8 +35,11 @@ pub const STOP_GRACE: Duration = Duration::from_secs(2);
 /// A waiter no client has polled for this long belongs to a client that went away.
 const STALE_WAITER: Duration = Duration::from_secs(30);
 
-/// How long a connection may take to send its request line.
+/// How long a connection may take to send its whole request line.
 const READ_DEADLINE: Duration = Duration::from_secs(2);
+
+/// How long writing a reply may take before the client is given up on.
+const WRITE_DEADLINE: Duration = Duration::from_secs(5);
 
 /// Most characters of screen text in a reply (contract: 200 000).
 pub const MAX_TEXT_CHARS: usize = 200_000;
@@ -48,7 +55,7 @@ fn idle_limit() -> Duration {
 
 /// The registry and everything the request loop needs.
 struct Host {
-    sessions: HashMap<String, Session>,
+    sessions: HashMap<String, Arc<Session>>,
     /// Ids whose retention ran out.
     expired: HashSet<String>,
     idle_since: Option<Instant>,
@@ -71,69 +78,103 @@ pub fn run() -> Result<(), String> {
         .map_err(|e| format!("cannot bind {}: {e}", socket.display()))?;
     std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))
         .map_err(|e| format!("cannot restrict {}: {e}", socket.display()))?;
-    listener.set_nonblocking(true).map_err(|e| e.to_string())?;
+    let (jobs, inbox) = mpsc::channel::<Job>();
+    let idle = idle_limit();
+    let worker_socket = socket.clone();
+    std::thread::Builder::new()
+        .name("host-worker".into())
+        .spawn(move || {
+            worker(inbox, idle);
+            // Idle: stop accepting and leave.
+            let _ = std::fs::remove_file(&worker_socket);
+            std::process::exit(0);
+        })
+        .map_err(|e| e.to_string())?;
+    for stream in listener.incoming() {
+        let Ok(stream) = stream else { continue };
+        let to_worker = jobs.clone();
+        // A connection that cannot get a thread is dropped; its client sees host_unavailable.
+        let _ = std::thread::Builder::new()
+            .name("host-conn".into())
+            .spawn(move || connection(stream, to_worker));
+    }
+    Ok(())
+}
+
+/// Work the worker hands back to a connection thread, so it never waits itself.
+type Later = Box<dyn FnOnce() -> Result<Value, HostError> + Send>;
+
+/// What the worker makes of a request.
+enum Outcome {
+    /// The reply.
+    Now(Value),
+    /// The reply, computed by the connection thread.
+    Later(Later),
+}
+
+/// A request on its way to the worker, with where its outcome goes.
+struct Job {
+    request: Result<Request, HostError>,
+    reply: Sender<Result<Outcome, HostError>>,
+}
+
+/// One connection: read the request (deadline [`READ_DEADLINE`] for all of it), check the
+/// peer, queue it for the worker, then finish any deferred work and write the reply (deadline
+/// [`WRITE_DEADLINE`]). A client that stalls or vanishes costs only this thread.
+fn connection(stream: UnixStream, jobs: Sender<Job>) {
+    // The request is read before the peer is judged, so a refused client still gets its reply
+    // instead of a broken pipe.
+    let request = read_request(&stream).and_then(|r| check_peer(&stream).map(|_| r));
+    let (tx, rx) = mpsc::channel();
+    if jobs.send(Job { request, reply: tx }).is_err() {
+        return;
+    }
+    let reply = match rx.recv() {
+        Ok(Ok(Outcome::Now(v))) => v,
+        Ok(Ok(Outcome::Later(work))) => work().unwrap_or_else(|e| e.envelope()),
+        Ok(Err(e)) => e.envelope(),
+        Err(_) => {
+            HostError::new(ErrorCode::HostUnavailable, "the host is shutting down").envelope()
+        }
+    };
+    let mut stream = stream;
+    let _ = stream.set_write_timeout(Some(WRITE_DEADLINE));
+    let mut line = reply.to_string();
+    line.push('\n');
+    let _ = stream.write_all(line.as_bytes());
+}
+
+/// The worker: owns the registry and applies requests one at a time, in the order their
+/// request lines are complete (a client slow to send its request does not hold up the ones
+/// behind it); sweeps retention and stale waiters; returns when the host has been idle for
+/// `idle`.
+fn worker(inbox: Receiver<Job>, idle: Duration) {
     let mut host = Host {
         sessions: HashMap::new(),
         expired: HashSet::new(),
         idle_since: Some(Instant::now()),
     };
-    let idle = idle_limit();
     loop {
-        match listener.accept() {
-            Ok((stream, _)) => host.serve(stream),
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                wait_readable(&listener, Duration::from_millis(500));
+        match inbox.recv_timeout(Duration::from_millis(500)) {
+            Ok(job) => {
+                let outcome = job.request.and_then(|r| host.handle(r));
+                if host.sessions.is_empty() {
+                    // Being asked counts as activity: the idle clock restarts.
+                    host.idle_since = Some(Instant::now());
+                }
+                let _ = job.reply.send(outcome);
             }
-            Err(_) => std::thread::sleep(Duration::from_millis(50)),
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => return,
         }
         host.sweep();
         if host.idle_since.is_some_and(|t| t.elapsed() >= idle) {
-            remove_if_ours(&socket);
-            return Ok(());
+            return;
         }
     }
-}
-
-fn wait_readable(listener: &UnixListener, timeout: Duration) {
-    use rustix::event::{poll, PollFd, PollFlags};
-    let mut fds = [PollFd::new(listener, PollFlags::IN)];
-    let ts = rustix::event::Timespec {
-        tv_sec: timeout.as_secs() as i64,
-        tv_nsec: timeout.subsec_nanos() as i64,
-    };
-    let _ = poll(&mut fds, Some(&ts));
-}
-
-fn remove_if_ours(socket: &PathBuf) {
-    let _ = std::fs::remove_file(socket);
 }
 
 impl Host {
-    /// Reads one request, answers it, closes the connection. A client that vanishes loses
-    /// only its own reply.
-    fn serve(&mut self, stream: UnixStream) {
-        let _ = stream.set_nonblocking(false);
-        let _ = stream.set_read_timeout(Some(READ_DEADLINE));
-        // The request is read before the peer is judged, so a refused client still gets its
-        // reply instead of a broken pipe.
-        let request = read_request(&stream);
-        let reply = match check_peer(&stream).and(request) {
-            Err(e) => e.envelope(),
-            Ok(request) => match self.handle(request) {
-                Ok(v) => v,
-                Err(e) => e.envelope(),
-            },
-        };
-        if self.sessions.is_empty() {
-            // Being asked counts as activity: the idle clock restarts.
-            self.idle_since = Some(Instant::now());
-        }
-        let mut stream = stream;
-        let mut line = reply.to_string();
-        line.push('\n');
-        let _ = stream.write_all(line.as_bytes());
-    }
-
     fn sweep(&mut self) {
         let now = SystemTime::now();
         let gone: Vec<String> = self
@@ -144,8 +185,11 @@ impl Host {
             .collect();
         for id in gone {
             if let Some(s) = self.sessions.remove(&id) {
-                s.kill(Duration::ZERO);
-                s.remove_journal();
+                // Its program exited; what it left running in the background goes with it.
+                std::thread::spawn(move || {
+                    s.kill(Duration::ZERO);
+                    s.remove_journal();
+                });
             }
             self.expired.insert(id);
         }
@@ -159,8 +203,8 @@ impl Host {
         }
     }
 
-    fn session(&self, id: &str) -> Result<&Session, HostError> {
-        self.sessions.get(id).ok_or_else(|| {
+    fn session(&self, id: &str) -> Result<Arc<Session>, HostError> {
+        self.sessions.get(id).cloned().ok_or_else(|| {
             if self.expired.contains(id) {
                 HostError::new(
                     ErrorCode::SessionExpired,
@@ -172,9 +216,12 @@ impl Host {
         })
     }
 
-    fn handle(&mut self, request: Request) -> Result<Value, HostError> {
+    /// Applies one request. Anything slow (waiting, stopping, serialising a screen) comes
+    /// back as [`Outcome::Later`] for the connection's own thread.
+    fn handle(&mut self, request: Request) -> Result<Outcome, HostError> {
+        let now = |v: Value| Ok(Outcome::Now(v));
         match request {
-            Request::Ping => Ok(json!({"schemaVersion": 1, "pid": std::process::id()})),
+            Request::Ping => now(json!({"schemaVersion": 1, "pid": std::process::id()})),
             Request::Start {
                 argv,
                 cwd,
@@ -214,9 +261,9 @@ impl Host {
                     "width": width,
                     "height": height,
                 });
-                self.sessions.insert(session.id.clone(), session);
+                self.sessions.insert(session.id.clone(), Arc::new(session));
                 self.idle_since = None;
-                Ok(reply)
+                now(reply)
             }
             Request::List { all } => {
                 let mut rows: Vec<(SystemTime, Value)> = Vec::new();
@@ -243,24 +290,35 @@ impl Host {
                     a.0.cmp(&b.0)
                         .then_with(|| a.1["sessionId"].as_str().cmp(&b.1["sessionId"].as_str()))
                 });
-                Ok(
+                now(
                     json!({"schemaVersion": 1, "sessions": rows.into_iter().map(|r| r.1).collect::<Vec<_>>()}),
                 )
             }
             Request::Read { id, structured } => {
                 let s = self.session(&id)?;
                 s.record(Entry::Read);
-                let g = s.lock();
-                let screen = g.emulator.snapshot();
-                Ok(json!({
-                    "schemaVersion": 1,
-                    "sessionId": s.id,
-                    "state": g.state.as_str(),
-                    "processId": s.pid,
-                    "exitCode": g.exit.as_ref().map(|e| e.code),
-                    "version": g.version,
-                    "screen": screen_json(&screen, g.emulator.history_size(), structured),
-                }))
+                Ok(Outcome::Later(Box::new(move || {
+                    // Snapshot under the lock; serialise (possibly megabytes) after it.
+                    let (state, exit, version, screen, history) = {
+                        let g = s.lock();
+                        (
+                            g.state,
+                            g.exit.clone(),
+                            g.version,
+                            g.emulator.snapshot(),
+                            g.emulator.history_size(),
+                        )
+                    };
+                    Ok(json!({
+                        "schemaVersion": 1,
+                        "sessionId": s.id,
+                        "state": state.as_str(),
+                        "processId": s.pid,
+                        "exitCode": exit.as_ref().map(|e| e.code),
+                        "version": version,
+                        "screen": screen_json(&screen, history, structured),
+                    }))
+                })))
             }
             Request::WaitStart {
                 id,
@@ -268,29 +326,38 @@ impl Host {
                 timeout_ms,
             } => {
                 let s = self.session(&id)?;
-                let waiter = s.add_waiter(condition.clone(), timeout_ms)?;
-                let mut reply = self.poll(&id, waiter, &condition, Duration::ZERO)?;
-                reply["waiter"] = json!(waiter);
-                Ok(reply)
+                Ok(Outcome::Later(Box::new(move || {
+                    let waiter = s.add_waiter(condition.clone(), timeout_ms)?;
+                    let mut reply = poll(&s, waiter, &condition, Duration::ZERO)?;
+                    reply["waiter"] = json!(waiter);
+                    Ok(reply)
+                })))
             }
             Request::WaitPoll { id, waiter } => {
-                let condition =
-                    self.session(&id)?
-                        .lock()
-                        .condition_of(waiter)
-                        .ok_or_else(|| {
-                            HostError::new(
-                                ErrorCode::InvalidRequest,
-                                format!("no waiter {waiter} on {id}"),
-                            )
-                        })?;
-                self.poll(&id, waiter, &condition, POLL_BUDGET)
+                let s = self.session(&id)?;
+                // Everything that takes the session's lock happens off the worker.
+                Ok(Outcome::Later(Box::new(move || {
+                    let condition = s.lock().condition_of(waiter).ok_or_else(|| {
+                        HostError::new(
+                            ErrorCode::InvalidRequest,
+                            format!("no waiter {waiter} on {id}"),
+                        )
+                    })?;
+                    poll(&s, waiter, &condition, POLL_BUDGET)
+                })))
             }
             Request::WaitEnd { id, waiter } => {
-                if let Ok(s) = self.session(&id) {
+                // The client gave up (timeout, Ctrl+C): journal the wait, and reply with the
+                // screen as it is now, for the client's final reply.
+                let s = self.session(&id)?;
+                Ok(Outcome::Later(Box::new(move || {
+                    let condition = s.lock().condition_of(waiter);
                     s.finish_waiter(waiter);
-                }
-                Ok(json!({"schemaVersion": 1}))
+                    match condition {
+                        Some(c) => wait_reply(&s, &c, "pending", true),
+                        None => Ok(json!({"schemaVersion": 1, "sessionId": s.id})),
+                    }
+                })))
             }
             Request::Send { id, inputs } => {
                 let steps = keys::validate(&inputs).map_err(|e| {
@@ -322,7 +389,7 @@ impl Host {
                 if paste {
                     reply["bracketedPaste"] = json!(bracketed);
                 }
-                Ok(reply)
+                now(reply)
             }
             Request::Resize { id, width, height } => {
                 if !(1..=500).contains(&width) || !(1..=500).contains(&height) {
@@ -335,7 +402,7 @@ impl Host {
                 let version = s.resize(width, height)?;
                 s.record(Entry::Resize { width, height });
                 let g = s.lock();
-                Ok(json!({
+                now(json!({
                     "schemaVersion": 1,
                     "sessionId": s.id,
                     "state": g.state.as_str(),
@@ -346,34 +413,50 @@ impl Host {
                 }))
             }
             Request::Stop { id } => {
-                self.session(&id)?;
-                let reply = self.stop(&id);
+                let s = self.session(&id)?;
+                // Deleted now: later requests no longer find it while its processes end.
+                self.sessions.remove(&id);
                 self.sweep();
-                Ok(reply)
+                Ok(Outcome::Later(Box::new(move || {
+                    s.begin_kill();
+                    Ok(stop_reply(&s, Instant::now() + STOP_GRACE))
+                })))
             }
             Request::StopAll => {
-                let mut ids: Vec<String> = self.sessions.keys().cloned().collect();
-                ids.sort();
-                let stopped: Vec<String> = ids
-                    .iter()
-                    .map(|id| {
-                        self.stop(id);
-                        id.clone()
-                    })
-                    .collect();
+                let mut all: Vec<Arc<Session>> = self.sessions.drain().map(|(_, s)| s).collect();
+                all.sort_by(|a, b| a.id.cmp(&b.id));
                 self.sweep();
-                Ok(json!({"schemaVersion": 1, "stopped": stopped, "failed": []}))
+                Ok(Outcome::Later(Box::new(move || {
+                    // Signal every session first, then give them one shared grace period.
+                    for s in &all {
+                        s.begin_kill();
+                    }
+                    let deadline = Instant::now() + STOP_GRACE;
+                    let stopped: Vec<&str> = all
+                        .iter()
+                        .map(|s| {
+                            stop_reply(s, deadline);
+                            s.id.as_str()
+                        })
+                        .collect();
+                    Ok(json!({"schemaVersion": 1, "stopped": stopped, "failed": []}))
+                })))
             }
             Request::Snapshot { id } => {
                 let s = self.session(&id)?;
-                let g = s.lock();
-                Ok(json!({
-                    "schemaVersion": 1,
-                    "sessionId": s.id,
-                    "state": g.state.as_str(),
-                    "version": g.version,
-                    "screen": g.emulator.snapshot(),
-                }))
+                Ok(Outcome::Later(Box::new(move || {
+                    let (state, version, screen) = {
+                        let g = s.lock();
+                        (g.state, g.version, g.emulator.snapshot())
+                    };
+                    Ok(json!({
+                        "schemaVersion": 1,
+                        "sessionId": s.id,
+                        "state": state.as_str(),
+                        "version": version,
+                        "screen": screen,
+                    }))
+                })))
             }
             Request::Record { id, entry } => {
                 let s = self.session(&id)?;
@@ -384,70 +467,90 @@ impl Host {
                     ));
                 }
                 s.record(*entry);
-                Ok(json!({"schemaVersion": 1, "sessionId": s.id}))
+                now(json!({"schemaVersion": 1, "sessionId": s.id}))
             }
             Request::Journal { id } => {
                 let s = self.session(&id)?;
-                Ok(json!({"schemaVersion": 1, "sessionId": s.id, "entries": s.journal()}))
+                now(json!({"schemaVersion": 1, "sessionId": s.id, "entries": s.journal()}))
             }
         }
     }
+}
 
-    /// Ends a session's processes and deletes it; the reply states how the program ended.
-    fn stop(&mut self, id: &str) -> Value {
-        let Some(session) = self.sessions.remove(id) else {
-            return json!({"schemaVersion": 1, "sessionId": id, "state": "stopped", "exitCode": null});
-        };
-        // Also after the program exited: background children may still hold the terminal.
-        let exit = session.kill(STOP_GRACE);
-        session.mark_stopped();
-        session.remove_journal();
-        json!({
-            "schemaVersion": 1,
-            "sessionId": id,
-            "state": "stopped",
-            "exitCode": exit.as_ref().map(|e| e.code),
-            "signal": exit.as_ref().and_then(|e| e.signal.clone()),
-        })
+/// Ends a session's processes (already signalled by [`Session::begin_kill`]) by `deadline`,
+/// deletes its data; the reply states how the program ended. Also after the program exited:
+/// background children may still hold the terminal.
+fn stop_reply(session: &Session, deadline: Instant) -> Value {
+    let exit = session.finish_kill(deadline);
+    session.mark_stopped();
+    session.remove_journal();
+    json!({
+        "schemaVersion": 1,
+        "sessionId": session.id,
+        "state": "stopped",
+        "exitCode": exit.as_ref().map(|e| e.code),
+        "signal": exit.as_ref().and_then(|e| e.signal.clone()),
+    })
+}
+
+/// One wait poll (at most `budget`): the contract's `wait` reply, with `result` "pending"
+/// while undecided. Pending replies leave out the screen (the client only shows the last one).
+fn poll(
+    s: &Session,
+    waiter: u64,
+    condition: &super::protocol::Condition,
+    budget: Duration,
+) -> Result<Value, HostError> {
+    let outcome = s.poll_waiter(waiter, budget)?;
+    if outcome != Poll::Pending {
+        // Decided: journal it; the waiter must not cost anything any more.
+        s.finish_waiter(waiter);
     }
+    let result = match outcome {
+        Poll::Matched => "matched",
+        Poll::Pending => "pending",
+        Poll::SessionEnded => "session-ended",
+    };
+    wait_reply(s, condition, result, outcome != Poll::Pending)
+}
 
-    /// One wait poll: the contract's `wait` reply with `result` "pending" while undecided.
-    fn poll(
-        &self,
-        id: &str,
-        waiter: u64,
-        condition: &super::protocol::Condition,
-        budget: Duration,
-    ) -> Result<Value, HostError> {
-        let s = self.session(id)?;
-        let outcome = s.poll_waiter(waiter, budget)?;
-        if outcome != Poll::Pending {
-            // Decided: journal it; the waiter must not cost anything any more.
-            s.finish_waiter(waiter);
-        }
+/// The contract's `wait` reply for `result`, with the current screen when `with_screen`.
+fn wait_reply(
+    s: &Session,
+    condition: &super::protocol::Condition,
+    result: &str,
+    with_screen: bool,
+) -> Result<Value, HostError> {
+    let (state, exit, version, screen, history) = {
         let g = s.lock();
-        let screen = g.emulator.snapshot();
-        let (result, matched) = match outcome {
-            Poll::Matched => ("matched", true),
-            Poll::Pending => ("pending", false),
-            Poll::SessionEnded => ("session-ended", false),
-        };
-        Ok(json!({
-            "schemaVersion": 1,
-            "status": if matched || result == "pending" { "completed" } else { "error" },
-            "sessionId": s.id,
-            "state": g.state.as_str(),
-            "processId": s.pid,
-            "exitCode": g.exit.as_ref().map(|e| e.code),
-            "version": g.version,
-            "result": result,
-            "until": condition.until.as_str(),
-            "text": condition.text,
-            "matched": matched,
-            "timedOut": false,
-            "screen": screen_json(&screen, g.emulator.history_size(), false),
-        }))
+        let screen = with_screen.then(|| g.emulator.snapshot());
+        (
+            g.state,
+            g.exit.clone(),
+            g.version,
+            screen,
+            g.emulator.history_size(),
+        )
+    };
+    let matched = result == "matched";
+    let mut reply = json!({
+        "schemaVersion": 1,
+        "status": if matched || result == "pending" { "completed" } else { "error" },
+        "sessionId": s.id,
+        "state": state.as_str(),
+        "processId": s.pid,
+        "exitCode": exit.as_ref().map(|e| e.code),
+        "version": version,
+        "result": result,
+        "until": condition.until.as_str(),
+        "text": condition.text,
+        "matched": matched,
+        "timedOut": false,
+    });
+    if let Some(screen) = screen {
+        reply["screen"] = screen_json(&screen, history, false);
     }
+    Ok(reply)
 }
 
 fn check_peer(stream: &UnixStream) -> Result<(), HostError> {
@@ -464,23 +567,42 @@ fn check_peer(stream: &UnixStream) -> Result<(), HostError> {
     }
 }
 
+/// Reads one request line within [`READ_DEADLINE`] for the whole line (a client trickling
+/// bytes cannot keep its thread forever) and at most [`MAX_REQUEST_BYTES`].
 fn read_request(stream: &UnixStream) -> Result<Request, HostError> {
-    let mut reader = BufReader::new(stream.take(MAX_REQUEST_BYTES as u64 + 1));
+    let bad = |m: String| HostError::new(ErrorCode::InvalidRequest, m);
+    let deadline = Instant::now() + READ_DEADLINE;
+    let mut reader = stream;
     let mut line = Vec::new();
-    reader.read_until(b'\n', &mut line).map_err(|e| {
-        HostError::new(
-            ErrorCode::InvalidRequest,
-            format!("cannot read the request: {e}"),
-        )
-    })?;
-    if line.len() > MAX_REQUEST_BYTES {
-        return Err(HostError::new(
-            ErrorCode::InvalidRequest,
-            format!("request larger than {MAX_REQUEST_BYTES} bytes"),
-        ));
+    let mut buf = [0u8; 64 * 1024];
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(bad(format!(
+                "the request did not arrive within {} s",
+                READ_DEADLINE.as_secs()
+            )));
+        }
+        let _ = stream.set_read_timeout(Some(left));
+        match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                line.extend_from_slice(&buf[..n]);
+                if line.len() > MAX_REQUEST_BYTES {
+                    return Err(bad(format!(
+                        "request larger than {MAX_REQUEST_BYTES} bytes"
+                    )));
+                }
+                if let Some(end) = line.iter().position(|&b| b == b'\n') {
+                    line.truncate(end);
+                    break;
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(bad(format!("cannot read the request: {e}"))),
+        }
     }
-    serde_json::from_slice(&line)
-        .map_err(|e| HostError::new(ErrorCode::InvalidRequest, format!("malformed request: {e}")))
+    serde_json::from_slice(&line).map_err(|e| bad(format!("malformed request: {e}")))
 }
 
 /// RFC 3339 UTC with milliseconds, e.g. `2026-11-30T15:04:05.123Z`.

@@ -7,8 +7,12 @@
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
+use std::sync::{Arc, Mutex};
+
+// parking_lot's mutex is eventually fair: a flooding session's pump re-locking in a loop
+// cannot starve a request waiting for the same lock.
+use parking_lot::{Condvar, Mutex as FairMutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime};
 
 use portable_pty::MasterPty;
@@ -28,6 +32,15 @@ pub fn retention() -> Duration {
         .unwrap_or(24 * 3600);
     Duration::from_secs(secs)
 }
+
+/// After the program exits, how long its last output may take to come out of the PTY before
+/// the session is declared ended anyway (background children can hold the PTY open).
+const EXIT_DRAIN: Duration = Duration::from_millis(200);
+
+/// Output chunks queued between the PTY reader and the parser; when full the reader stops
+/// reading, so a program that writes faster than the host parses is slowed down instead of
+/// filling the host's memory.
+const PUMP_QUEUE: usize = 16;
 
 /// Most output bytes parsed under one lock before a new version is published (≈ 10 ms of
 /// parsing), so a read never waits long behind a flood.
@@ -174,7 +187,9 @@ impl Shared {
 
     /// Whether a waiter's pattern is on screen now, by its condition's rules (`--line`,
     /// `--since`).
-    fn present(&self, w: &Waiter) -> bool {
+    /// `screen` is the screen text as `read` shows it (trailing empty rows dropped, so `$`
+    /// anchors work), built once per evaluation for all waiters.
+    fn present(&self, w: &Waiter, screen: &str) -> bool {
         let c = &w.condition;
         let eligible = |v: u64| c.since.is_none_or(|s| v > s);
         if c.line || c.since.is_some() {
@@ -184,9 +199,7 @@ impl Shared {
                 .iter()
                 .any(|(t, v)| eligible(*v) && w.matcher.row(t, c.line));
         }
-        let text: Vec<&str> = self.rows.rows.iter().map(|(t, _)| t.as_str()).collect();
-        // The screen text as `read` shows it: trailing empty rows dropped, so `$` anchors work.
-        w.matcher.text(text.join("\n").trim_end_matches('\n'))
+        w.matcher.text(screen)
     }
 
     fn evaluate_waiters(&mut self, now: Instant) {
@@ -196,8 +209,14 @@ impl Shared {
             .filter(|(_, w)| !w.matched)
             .map(|(id, _)| *id)
             .collect();
+        if ids.is_empty() {
+            return;
+        }
+        let rows: Vec<&str> = self.rows.rows.iter().map(|(t, _)| t.as_str()).collect();
+        let joined = rows.join("\n");
+        let screen = joined.trim_end_matches('\n');
         for id in ids {
-            let present = self.present(&self.waiters[&id]);
+            let present = self.present(&self.waiters[&id], screen);
             let w = self.waiters.get_mut(&id).expect("waiter");
             let holds = match w.condition.until {
                 Until::Present => present,
@@ -241,10 +260,10 @@ enum PumpMsg {
 pub struct Session {
     pub id: String,
     pub pid: u32,
-    shared: Arc<(Mutex<Shared>, Condvar)>,
+    shared: Arc<(FairMutex<Shared>, Condvar)>,
     journal: Mutex<Journal>,
     writer: Sender<Vec<u8>>,
-    master: Box<dyn MasterPty + Send>,
+    master: Mutex<Box<dyn MasterPty + Send>>,
 }
 
 /// How a poll of a waiter ended.
@@ -255,8 +274,8 @@ pub enum Poll {
     SessionEnded,
 }
 
-fn lock(shared: &(Mutex<Shared>, Condvar)) -> MutexGuard<'_, Shared> {
-    shared.0.lock().unwrap_or_else(|e| e.into_inner())
+fn lock(shared: &(FairMutex<Shared>, Condvar)) -> MutexGuard<'_, Shared> {
+    shared.0.lock()
 }
 
 /// A fresh session id: `s_` + 32 lowercase hex digits from the OS's random source.
@@ -282,7 +301,7 @@ impl Session {
             .map_err(|e| HostError::new(ErrorCode::SessionNotStarted, e.to_string()))?;
         let (master, mut child, pid) = process.into_parts();
         let shared = Arc::new((
-            Mutex::new(Shared {
+            FairMutex::new(Shared {
                 emulator: Emulator::new(spec.cols as usize, spec.rows as usize),
                 version: 1,
                 state: State::Running,
@@ -295,7 +314,7 @@ impl Session {
             }),
             Condvar::new(),
         ));
-        let (pump_tx, pump_rx) = mpsc::channel::<PumpMsg>();
+        let (pump_tx, pump_rx) = mpsc::sync_channel::<PumpMsg>(PUMP_QUEUE);
         let (write_tx, write_rx) = mpsc::channel::<Vec<u8>>();
 
         let tx = pump_tx.clone();
@@ -347,7 +366,7 @@ impl Session {
             shared,
             journal: Mutex::new(journal),
             writer: write_tx,
-            master,
+            master: Mutex::new(master),
         })
     }
 
@@ -397,6 +416,8 @@ impl Session {
         }
         g.emulator.resize(cols as usize, rows as usize);
         self.master
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
             .resize(portable_pty::PtySize {
                 rows,
                 cols,
@@ -463,17 +484,12 @@ impl Session {
                 return Ok(Poll::Pending);
             }
             let until = g.stable_deadline(id).map_or(end, |d| d.min(end));
-            let (guard, _) = self
-                .shared
-                .1
-                .wait_timeout(
-                    g,
-                    until
-                        .saturating_duration_since(now)
-                        .max(Duration::from_millis(1)),
-                )
-                .unwrap_or_else(|e| e.into_inner());
-            g = guard;
+            self.shared.1.wait_for(
+                &mut g,
+                until
+                    .saturating_duration_since(now)
+                    .max(Duration::from_millis(1)),
+            );
         }
     }
 
@@ -525,10 +541,21 @@ impl Session {
     /// Ends the program: SIGTERM and SIGHUP to every process group of the session, up to
     /// `grace` for all of them to go, then SIGKILL. Returns the program's exit.
     pub fn kill(&self, grace: Duration) -> Option<Exit> {
-        let deadline = Instant::now() + grace;
+        self.begin_kill();
+        self.finish_kill(Instant::now() + grace)
+    }
+
+    /// First half of [`Session::kill`]: SIGTERM, SIGHUP and SIGCONT to every process group of
+    /// the session. Lets a caller stopping many sessions signal them all before waiting.
+    pub fn begin_kill(&self) {
         pty::signal_session(self.pid, rustix::process::Signal::TERM);
         pty::signal_session(self.pid, rustix::process::Signal::HUP);
         pty::signal_session(self.pid, rustix::process::Signal::CONT);
+    }
+
+    /// Second half of [`Session::kill`]: waits until `deadline` for the session's processes to
+    /// go, SIGKILLs what is left, and returns the program's exit once the reaper has it.
+    pub fn finish_kill(&self, deadline: Instant) -> Option<Exit> {
         while Instant::now() < deadline && !pty::session_members(self.pid).is_empty() {
             std::thread::sleep(Duration::from_millis(10));
         }
@@ -542,12 +569,7 @@ impl Session {
         let mut g = self.lock();
         let until = Instant::now() + Duration::from_secs(2);
         while g.exit.is_none() && Instant::now() < until {
-            let (guard, _) = self
-                .shared
-                .1
-                .wait_timeout(g, Duration::from_millis(20))
-                .unwrap_or_else(|e| e.into_inner());
-            g = guard;
+            self.shared.1.wait_for(&mut g, Duration::from_millis(20));
         }
         g.exit.clone()
     }
@@ -559,7 +581,7 @@ impl Session {
     }
 }
 
-fn read_loop(mut reader: Box<dyn Read + Send>, tx: Sender<PumpMsg>) {
+fn read_loop(mut reader: Box<dyn Read + Send>, tx: SyncSender<PumpMsg>) {
     let mut buf = vec![0u8; 64 * 1024];
     loop {
         match reader.read(&mut buf) {
@@ -578,16 +600,23 @@ fn read_loop(mut reader: Box<dyn Read + Send>, tx: Sender<PumpMsg>) {
 
 fn pump_loop(
     rx: Receiver<PumpMsg>,
-    shared: Arc<(Mutex<Shared>, Condvar)>,
+    shared: Arc<(FairMutex<Shared>, Condvar)>,
     replies: Sender<Vec<u8>>,
 ) {
     let mut eof = false;
-    let mut exited = false;
+    // Set when the program has exited but its last output may still be in the PTY: the
+    // session is declared ended only after end-of-file or this deadline, so a wait never sees
+    // "ended" before the final screen.
+    let mut exit_drain: Option<Instant> = None;
     let mut pending: Option<PumpMsg> = None;
     loop {
         // (The deadline is read in its own statement: a guard in a match scrutinee would stay
         // locked while we block on the channel.)
-        let deadline = lock(&shared).emulator.sync_deadline();
+        let sync = lock(&shared).emulator.sync_deadline();
+        let deadline = match (sync, exit_drain) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         let msg = match pending.take() {
             Some(m) => Ok(m),
             None => match deadline {
@@ -624,27 +653,32 @@ fn pump_loop(
             }
             Ok(PumpMsg::Eof) => eof = true,
             Ok(PumpMsg::Exited(exit)) => {
-                exited = true;
-                if g.state == State::Running {
-                    g.state = State::Exited;
-                    g.expires_at = Some(SystemTime::now() + retention());
-                }
                 g.exit = Some(exit);
-                g.bump();
+                exit_drain = Some(Instant::now() + EXIT_DRAIN);
             }
             Err(RecvTimeoutError::Timeout) => {
-                g.emulator.expire_sync();
-                g.bump();
+                if g.emulator
+                    .sync_deadline()
+                    .is_some_and(|d| d <= Instant::now())
+                {
+                    g.emulator.expire_sync();
+                    g.bump();
+                }
             }
             Err(RecvTimeoutError::Disconnected) => return,
         }
-        shared.1.notify_all();
-        if eof && exited {
+        let drained = eof || exit_drain.is_some_and(|d| Instant::now() >= d);
+        if g.exit.is_some() && drained && g.state == State::Running {
             if g.emulator.sync_deadline().is_some() {
                 g.emulator.expire_sync();
-                g.bump();
-                shared.1.notify_all();
             }
+            g.state = State::Exited;
+            g.expires_at = Some(SystemTime::now() + retention());
+            g.bump();
+            exit_drain = None;
+        }
+        shared.1.notify_all();
+        if eof && g.exit.is_some() {
             return;
         }
     }
@@ -653,7 +687,7 @@ fn pump_loop(
 fn write_loop(
     mut writer: Box<dyn Write + Send>,
     rx: Receiver<Vec<u8>>,
-    shared: Arc<(Mutex<Shared>, Condvar)>,
+    shared: Arc<(FairMutex<Shared>, Condvar)>,
 ) {
     for bytes in rx {
         if writer
