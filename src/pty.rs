@@ -60,15 +60,20 @@ pub struct Exit {
 
 impl SpawnSpec {
     /// The argv actually executed: a lone argument that looks like a shell command line
-    /// (whitespace or shell syntax in it) becomes `/bin/sh -c <arg>`; a lone plain word is run
-    /// directly, so a missing program is reported as such.
+    /// (whitespace or shell syntax in it) becomes `/bin/sh -c <arg>`, unless it is the path of an
+    /// executable file; a lone plain word is run directly, so a missing program is reported as
+    /// such.
     pub fn effective_argv(&self) -> Vec<OsString> {
         let shell_line = |a: &OsString| {
             a.as_encoded_bytes()
                 .iter()
                 .any(|b| b.is_ascii_whitespace() || b"|&;<>()$`\\\"'*?[]#~=%{}!".contains(b))
         };
-        if self.argv.len() == 1 && shell_line(&self.argv[0]) {
+        // A lone path to an executable file runs as it is, spaces in its name and all.
+        let program_path = |a: &OsString| {
+            a.as_encoded_bytes().contains(&b'/') && not_executable(a, &self.cwd).is_none()
+        };
+        if self.argv.len() == 1 && shell_line(&self.argv[0]) && !program_path(&self.argv[0]) {
             vec!["/bin/sh".into(), "-c".into(), self.argv[0].clone()]
         } else {
             self.argv.clone()

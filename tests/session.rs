@@ -1383,3 +1383,56 @@ fn a_program_that_exits_at_once_still_shows_its_last_output() {
         assert_eq!(w["result"], "matched");
     }
 }
+
+#[test]
+fn an_export_saved_elsewhere_replays_from_its_own_directory() {
+    let h = Host::new();
+    let proj = h.dir.path();
+    std::fs::write(proj.join("data.txt"), "line from data\n").unwrap();
+    std::fs::create_dir_all(proj.join("docs")).unwrap();
+    std::fs::create_dir_all(proj.join("scenarios")).unwrap();
+    let id = h.start(&[
+        "--width",
+        "30",
+        "--height",
+        "4",
+        "--",
+        "sh",
+        "-c",
+        "cat data.txt; sleep 30",
+    ]);
+    h.wait(&id, "line from data");
+    h.ok(&["capture", &id, "-o", "docs/a.svg", "--no-cursor"]);
+    let original = std::fs::read(proj.join("docs/a.svg")).unwrap();
+    let v = h.ok(&["export", &id, "-o", "scenarios/s.yaml"]);
+    assert!(v["path"].as_str().unwrap().ends_with("scenarios/s.yaml"));
+    let yaml = std::fs::read_to_string(proj.join("scenarios/s.yaml")).unwrap();
+    assert!(
+        yaml.contains("path: ..") && yaml.contains("output: ../docs/a.svg"),
+        "{yaml}"
+    );
+    // An existing directory is refused, not turned into docs.yaml.
+    let (v, code) = h.run(&["export", &id, "-o", "docs"]);
+    assert_eq!(
+        (code, v["error"]["code"].as_str()),
+        (1, Some("io_error")),
+        "{v}"
+    );
+    assert!(!proj.join("docs.yaml").exists());
+    h.ok(&["stop", &id]);
+    std::fs::remove_file(proj.join("docs/a.svg")).unwrap();
+    // Replayed from elsewhere: the paths are the document's own.
+    let out = h
+        .cmd()
+        .current_dir("/")
+        .args(["scenario", "run"])
+        .arg(proj.join("scenarios/s.yaml"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(std::fs::read(proj.join("docs/a.svg")).unwrap(), original);
+}

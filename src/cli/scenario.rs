@@ -88,8 +88,10 @@ pub fn run(command: ScenarioCommand, config: Option<&Path>) -> i32 {
                 "exitCode": o.exit_code,
                 "artifacts": paths(&o.artifacts),
             });
-            if opts.mode == Mode::Update {
-                v["updated"] = json!(paths(&o.updated));
+            match opts.mode {
+                Mode::Update => v["updated"] = json!(paths(&o.updated)),
+                Mode::Check => v["differences"] = json!([]),
+                _ => {}
             }
             v
         }

@@ -418,7 +418,13 @@ fn capture(
 /// without an extension; JSON for `.json`.
 fn export(id: &str, out: &std::path::Path) -> Result<Value, HostError> {
     let mut path = out.to_path_buf();
-    if path.extension().is_none() {
+    if path.is_dir() {
+        return Err(HostError::new(
+            ErrorCode::IoError,
+            format!("cannot write {}: it is a directory", path.display()),
+        ));
+    }
+    if path.extension().is_none() && !path.exists() {
         path.set_extension("yaml");
     }
     let json_out = path
@@ -432,11 +438,13 @@ fn export(id: &str, out: &std::path::Path) -> Result<Value, HostError> {
                 format!("unreadable journal from the host: {e}"),
             )
         })?;
-    let doc =
-        crate::scenario::export::from_journal(&entries).map_err(err(ErrorCode::SessionError))?;
+    let abs = std::path::absolute(&path)
+        .map_err(|e| HostError::new(ErrorCode::IoError, e.to_string()))?;
+    let doc_dir = abs.parent().unwrap_or(std::path::Path::new("/"));
+    let doc = crate::scenario::export::from_journal(&entries, doc_dir)
+        .map_err(err(ErrorCode::SessionError))?;
     crate::output::write_atomic(&path, doc.to_text(json_out).as_bytes())
         .map_err(err(ErrorCode::IoError))?;
-    let abs = std::path::absolute(&path).unwrap_or(path);
     Ok(
         json!({"schemaVersion": 1, "sessionId": id, "path": abs.to_string_lossy(), "entries": doc.scenario.execute.len()}),
     )

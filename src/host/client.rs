@@ -18,8 +18,9 @@ pub const REPLY_TIMEOUT: Duration = Duration::from_secs(5);
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
-/// Makes Ctrl+C (SIGINT) set a flag that cancels the current wait instead of killing the
-/// process, so a `cancelled` reply can be printed. Safe to call more than once.
+/// Makes Ctrl+C (SIGINT), SIGTERM and SIGHUP set a flag that cancels the current wait instead
+/// of killing the process, so a `cancelled` reply can be printed and nothing is left behind.
+/// Safe to call more than once.
 pub fn install_interrupt_handler() {
     let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
 }

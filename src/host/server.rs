@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 use super::journal::Entry;
 use super::paths;
 use super::protocol::{ErrorCode, HostError, Request, MAX_REQUEST_BYTES};
-use super::session::{Poll, Session, State};
+use super::session::{Poll, Session, State, CAPTURE_QUIET, CAPTURE_SETTLE_MAX};
 use crate::pty::SpawnSpec;
 use crate::term::{keys, Cell, Color, Screen, Underline};
 
@@ -445,6 +445,7 @@ impl Host {
             Request::Snapshot { id } => {
                 let s = self.session(&id)?;
                 Ok(Outcome::Later(Box::new(move || {
+                    s.settle(CAPTURE_QUIET, CAPTURE_SETTLE_MAX);
                     let (state, version, screen) = {
                         let g = s.lock();
                         (g.state, g.version, g.emulator.snapshot())

@@ -33,6 +33,12 @@ pub fn retention() -> Duration {
     Duration::from_secs(secs)
 }
 
+/// How long the screen must be still before a capture takes it (see [`Session::settle`]).
+pub const CAPTURE_QUIET: Duration = Duration::from_millis(100);
+
+/// The longest a capture waits for the screen to be still.
+pub const CAPTURE_SETTLE_MAX: Duration = Duration::from_secs(2);
+
 /// After the program exits, how long its last output may take to come out of the PTY before
 /// the session is declared ended anyway (background children can hold the PTY open).
 const EXIT_DRAIN: Duration = Duration::from_millis(200);
@@ -572,6 +578,28 @@ impl Session {
             self.shared.1.wait_for(&mut g, Duration::from_millis(20));
         }
         g.exit.clone()
+    }
+
+    /// Waits until the screen has not changed for `quiet` (at most `max` in all), so a capture
+    /// never catches a program between the parts of one redraw (text drawn, cursor not yet
+    /// moved). Returns at once for a session that has ended.
+    pub fn settle(&self, quiet: Duration, max: Duration) {
+        let end = Instant::now() + max;
+        let mut g = self.lock();
+        let mut seen = (g.version, Instant::now());
+        while g.state == State::Running {
+            let now = Instant::now();
+            if now >= end || now.duration_since(seen.1) >= quiet {
+                return;
+            }
+            let until = (seen.1 + quiet).min(end);
+            self.shared
+                .1
+                .wait_for(&mut g, until.saturating_duration_since(now));
+            if g.version != seen.0 {
+                seen = (g.version, Instant::now());
+            }
+        }
     }
 
     /// The viewport snapshot and the scrollback row count.

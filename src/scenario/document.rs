@@ -95,7 +95,11 @@ pub struct Launch {
     pub delete_envs: Option<bool>,
     /// How long to wait after `execute` for the program to exit by itself before it is stopped
     /// (default 5s).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "duration_text"
+    )]
     pub exit_timeout: Option<String>,
 }
 
@@ -145,15 +149,40 @@ pub struct WaitArgs {
     pub regex: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub until: Option<Until>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "duration_text"
+    )]
     pub stable_for: Option<String>,
     /// Default 30s.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "duration_text"
+    )]
     pub timeout: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub since_last_action: Option<bool>,
+}
+
+/// Reads a duration written as text (`"2s"`, `"500ms"`) or as a bare number of seconds (`2`,
+/// `1.5`), as `session wait` does.
+fn duration_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Text {
+        S(String),
+        I(u64),
+        F(f64),
+    }
+    Ok(Option::<Text>::deserialize(d)?.map(|v| match v {
+        Text::S(s) => s,
+        Text::I(i) => i.to_string(),
+        Text::F(f) => f.to_string(),
+    }))
 }
 
 /// A resize.

@@ -2,9 +2,10 @@
 //!
 //! Actions (`send`, `resize`, `capture`) and the conditions that matched (`wait`) are kept in
 //! order; observations (`read`, `inspect`) and waits that did not match are left out. The
-//! launch becomes `launch` plus the terminal size; the working directory is the document's
-//! own directory (`path: "."`), and capture outputs inside the session's directory are written
-//! relative to it, so the document can be committed next to its images and replayed anywhere.
+//! launch becomes `launch` plus the terminal size. Paths in a document are relative to the
+//! document's directory, so the working directory (the session's) and the capture outputs are
+//! written relative to where the document is saved: the document, its project and its images
+//! can be committed together and replayed from any clone.
 
 use std::path::Path;
 
@@ -15,8 +16,9 @@ use crate::host::journal::Entry;
 use crate::host::protocol::{format_duration_ms, Until};
 use crate::options::{AppearanceOptions, Options, TerminalOptions};
 
-/// Builds the document. Errors when the journal has no launch.
-pub fn from_journal(entries: &[Entry]) -> Result<Document, String> {
+/// Builds the document that will be saved in directory `doc_dir` (absolute). Errors when the
+/// journal has no launch.
+pub fn from_journal(entries: &[Entry], doc_dir: &Path) -> Result<Document, String> {
     let Some(Entry::Launch {
         argv,
         cwd,
@@ -71,7 +73,7 @@ pub fn from_journal(entries: &[Entry]) -> Result<Document, String> {
             } => {
                 execute.push(Step::Capture {
                     args: CaptureArgs {
-                        output: relative_output(output, capture_cwd, cwd),
+                        output: relative(&Path::new(capture_cwd).join(output), doc_dir),
                     },
                     options: (**options != AppearanceOptions::default()).then(|| Options {
                         terminal: None,
@@ -97,7 +99,7 @@ pub fn from_journal(entries: &[Entry]) -> Result<Document, String> {
         }),
         scenario: Scenario {
             working_dir: Some(WorkingDir {
-                path: ".".into(),
+                path: relative(Path::new(cwd), doc_dir),
                 temporary: false,
             }),
             prepare: Vec::new(),
@@ -116,14 +118,37 @@ pub fn from_journal(entries: &[Entry]) -> Result<Document, String> {
     })
 }
 
-/// A capture's output path for the document: relative to the session's directory when it lies
-/// inside it, else absolute.
-fn relative_output(output: &str, capture_cwd: &str, session_cwd: &str) -> String {
-    let abs = Path::new(capture_cwd).join(output);
-    let abs = std::path::absolute(&abs).unwrap_or(abs);
-    match abs.strip_prefix(session_cwd) {
-        Ok(rel) if !rel.as_os_str().is_empty() => rel.to_string_lossy().into_owned(),
-        _ => abs.to_string_lossy().into_owned(),
+/// `target` written relative to `base` (`..` where needed; `.` for `base` itself), both made
+/// absolute and lexically normalised first.
+fn relative(target: &Path, base: &Path) -> String {
+    use std::path::Component;
+    let norm = |p: &Path| -> Vec<std::ffi::OsString> {
+        let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+        let mut out: Vec<std::ffi::OsString> = Vec::new();
+        for c in abs.components() {
+            match c {
+                Component::ParentDir => {
+                    out.pop();
+                }
+                Component::Normal(n) => out.push(n.to_os_string()),
+                _ => {}
+            }
+        }
+        out
+    };
+    let (t, b) = (norm(target), norm(base));
+    let common = t.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let mut rel = std::path::PathBuf::new();
+    for _ in common..b.len() {
+        rel.push("..");
+    }
+    for part in &t[common..] {
+        rel.push(part);
+    }
+    if rel.as_os_str().is_empty() {
+        ".".into()
+    } else {
+        rel.to_string_lossy().into_owned()
     }
 }
 
@@ -132,6 +157,20 @@ mod tests {
     use super::*;
     use crate::host::protocol::Condition;
     use crate::term::keys::Input;
+
+    #[test]
+    fn paths_are_relative_to_the_document() {
+        assert_eq!(
+            relative(Path::new("/w/docs/a.svg"), Path::new("/w/scenarios")),
+            "../docs/a.svg"
+        );
+        assert_eq!(relative(Path::new("/w"), Path::new("/w/scenarios")), "..");
+        assert_eq!(relative(Path::new("/w"), Path::new("/w")), ".");
+        assert_eq!(
+            relative(Path::new("/w/./x/../a.svg"), Path::new("/w")),
+            "a.svg"
+        );
+    }
 
     #[test]
     fn actions_and_matched_waits_are_kept_observations_dropped() {
@@ -177,7 +216,7 @@ mod tests {
             },
             Entry::Stop,
         ];
-        let doc = from_journal(&entries).unwrap();
+        let doc = from_journal(&entries, Path::new("/w")).unwrap();
         let kinds: Vec<&str> = doc.scenario.execute.iter().map(Step::kind).collect();
         assert_eq!(kinds, ["send", "wait", "resize", "capture"]);
         assert_eq!(doc.scenario.launch.args, ["a.txt"]);

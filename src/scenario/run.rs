@@ -42,7 +42,7 @@ use std::time::{Duration, Instant};
 
 use super::document::{Document, Step, WaitArgs, DEFAULT_EXIT_TIMEOUT, DEFAULT_WAIT_TIMEOUT};
 use crate::host::protocol::{parse_duration, Condition, Until};
-use crate::host::session::{Poll, Session, State};
+use crate::host::session::{Poll, Session, State, CAPTURE_QUIET, CAPTURE_SETTLE_MAX};
 use crate::options::{AppearanceOptions, Options};
 use crate::pty::SpawnSpec;
 use crate::render::{self, fonts::Fonts};
@@ -409,6 +409,8 @@ impl Runner<'_> {
     fn capture(&mut self, output: &str, step: Option<&Options>) -> Result<(), String> {
         let options = capture_options(&self.config, &self.doc_options, step);
         let appearance = options.resolve(None)?;
+        // As `session capture` does: never between the parts of one redraw.
+        self.session().settle(CAPTURE_QUIET, CAPTURE_SETTLE_MAX);
         let (mut screen, _, _) = self.session().snapshot();
         if options.cursor == Some(false) {
             screen.cursor.visible = false;
