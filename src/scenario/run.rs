@@ -302,26 +302,14 @@ impl Runner<'_> {
             Step::Send { inputs } => {
                 let steps = keys::validate(inputs).map_err(|e| e.to_string())?;
                 let s = self.session();
-                let version = {
-                    let g = s.lock();
-                    if g.state != State::Running {
-                        return Err(exited_message(&g));
-                    }
-                    g.version
-                };
+                let version = running_version(s)?;
                 s.send(steps).map_err(|_| exited_message(&s.lock()))?;
                 self.last_action_version = Some(version);
                 Ok(())
             }
             Step::Resize { args } => {
                 let s = self.session();
-                let version = {
-                    let g = s.lock();
-                    if g.state != State::Running {
-                        return Err(exited_message(&g));
-                    }
-                    g.version
-                };
+                let version = running_version(s)?;
                 s.resize(args.width, args.height).map_err(|e| {
                     let g = s.lock();
                     if g.state != State::Running {
@@ -548,6 +536,16 @@ impl Drop for Runner<'_> {
             }
         }
     }
+}
+
+/// The screen version before an action (for `since-last-action`), or the "step after the
+/// program exited" error.
+fn running_version(s: &Session) -> Result<u64, String> {
+    let g = s.lock();
+    if g.state != State::Running {
+        return Err(exited_message(&g));
+    }
+    Ok(g.version)
 }
 
 fn exited_message(g: &crate::host::session::Shared) -> String {
