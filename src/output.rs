@@ -6,9 +6,11 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 /// Formats an artifact can be written in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     Svg,
+    /// Rasterised in-process (see `render::raster`).
+    Png,
 }
 
 impl Format {
@@ -16,10 +18,21 @@ impl Format {
     pub fn name(self) -> &'static str {
         match self {
             Format::Svg => "svg",
+            Format::Png => "png",
         }
     }
 
-    /// The format a path's extension asks for: `.svg` (or no extension) is SVG.
+    /// The bytes of `svg` in this format; `scale` applies to raster formats.
+    ///
+    /// Errors: as `render::raster::png`.
+    pub fn encode(self, svg: String, scale: f32) -> Result<Vec<u8>, String> {
+        match self {
+            Format::Svg => Ok(svg.into_bytes()),
+            Format::Png => crate::render::raster::png(&svg, scale),
+        }
+    }
+
+    /// The format a path's extension asks for: `.svg` (or no extension) is SVG, `.png` PNG.
     ///
     /// Errors: a message naming the unsupported extension.
     pub fn from_path(path: &Path) -> Result<Format, String> {
@@ -30,8 +43,9 @@ impl Format {
             .as_deref()
         {
             None | Some("svg") => Ok(Format::Svg),
+            Some("png") => Ok(Format::Png),
             Some(other) => Err(format!(
-                "unsupported output format '.{other}' for {} (supported: .svg)",
+                "unsupported output format '.{other}' for {} (supported: .svg, .png)",
                 path.display()
             )),
         }

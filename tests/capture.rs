@@ -302,9 +302,9 @@ fn errors_are_one_line_with_a_nonzero_exit_and_leave_nothing_behind() {
         "cannot start 'no-such-program-xyz'",
     );
     fail(
-        &["-o", "keep.png", "--", "true"],
+        &["-o", "keep.gif", "--", "true"],
         1,
-        "unsupported output format '.png'",
+        "unsupported output format '.gif'",
     );
     fail(
         &["-o", "no/such/dir/x.svg", "--", "true"],
@@ -346,7 +346,7 @@ fn errors_are_one_line_with_a_nonzero_exit_and_leave_nothing_behind() {
         "OLD",
         "a failed capture leaves the old file"
     );
-    assert!(!dir.path().join("keep.png").exists());
+    assert!(!dir.path().join("keep.gif").exists());
     let names: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -506,4 +506,58 @@ fn config_files_stack_and_flags_win() {
         .assert()
         .code(1)
         .stderr(contains("invalid config bad.yaml"));
+}
+
+#[test]
+fn png_output_in_process() {
+    let dir = tempdir();
+    let line = r"\033[41m    \033[0m hi";
+    let png_at = |args: &[&str]| {
+        console2svg()
+            .current_dir(dir.path())
+            .args(args)
+            .args(["--no-cursor", "-w", "20", "--", "printf", line])
+            .assert()
+            .success();
+    };
+    png_at(&["-o", "a.png"]);
+    png_at(&["-o", "b.png", "--scale", "2"]);
+    png_at(&["-o", "c.svg"]);
+    let svg = std::fs::read_to_string(dir.path().join("c.svg")).unwrap();
+    let decode = |name: &str| {
+        let bytes = std::fs::read(dir.path().join(name)).unwrap();
+        assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "{name} is a PNG");
+        resvg::tiny_skia::Pixmap::decode_png(&bytes).unwrap()
+    };
+    let (a, b) = (decode("a.png"), decode("b.png"));
+    // 20 columns × 8.4 px + 2 × 8 px padding, one row of 18 px + padding.
+    assert_eq!((a.width(), a.height()), (184, 34));
+    assert_eq!((b.width(), b.height()), (368, 68), "--scale 2");
+    // The red cells are red, and the PNG agrees with resvg's rendering of the SVG.
+    assert!(distance(pixel(&a, 12, 10), rgb("#cd3131")) <= 2);
+    let reference = raster(&svg, 1.0);
+    assert_eq!(a.data().len(), reference.data().len());
+    let differing = a
+        .data()
+        .chunks(4)
+        .zip(reference.data().chunks(4))
+        .filter(|(p, q)| p != q)
+        .count();
+    assert_eq!(differing, 0, "same renderer, same fonts, same pixels");
+    let out = console2svg()
+        .args([
+            "--format", "png", "--stdout", "-w", "10", "--", "printf", "x",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success() && out.stdout.starts_with(b"\x89PNG"),
+        "--format png --stdout"
+    );
+    console2svg()
+        .args(["-o", "x.png", "--scale", "20", "--", "true"])
+        .current_dir(dir.path())
+        .assert()
+        .code(2)
+        .stderr(contains("not a scale"));
 }

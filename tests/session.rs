@@ -1102,6 +1102,11 @@ fn capture_inspect_and_export() {
         .collect();
     assert_eq!(drawn, "hellogreen", "the session's screen is what is drawn");
 
+    let v = h.ok(&["capture", &id, "-o", "shot.png", "--scale", "2"]);
+    assert_eq!(v["artifact"]["format"], "png");
+    let png = std::fs::read(v["artifact"]["path"].as_str().unwrap()).unwrap();
+    assert!(png.starts_with(b"\x89PNG"));
+
     // inspect: a private file in a private, unpredictable directory; old ones are swept.
     let inspect = |h: &Host| {
         let out = h
@@ -1162,7 +1167,7 @@ fn capture_inspect_and_export() {
         v["path"].as_str().unwrap().ends_with("scenario.yaml"),
         ".yaml appended"
     );
-    assert_eq!(v["entries"], 2, "the matched wait and the capture");
+    assert_eq!(v["entries"], 3, "the matched wait and the two captures");
     let doc: serde_json::Value = {
         let yaml = std::fs::read_to_string(v["path"].as_str().unwrap()).unwrap();
         let d: console2svg::scenario::Document = serde_yaml_ng::from_str(&yaml).unwrap();
@@ -1176,7 +1181,9 @@ fn capture_inspect_and_export() {
         .iter()
         .map(|s| s["type"].as_str().unwrap())
         .collect();
-    assert_eq!(kinds, ["wait", "capture"]);
+    assert_eq!(kinds, ["wait", "capture", "capture"]);
+    assert_eq!(doc["scenario"]["execute"][2]["args"]["output"], "shot.png");
+    assert_eq!(doc["scenario"]["execute"][2]["args"]["scale"], 2.0);
     assert_eq!(doc["scenario"]["execute"][1]["args"]["output"], "shot.svg");
     assert_eq!(
         doc["scenario"]["execute"][1]["options"]["appearance"]["theme"],
@@ -1186,7 +1193,7 @@ fn capture_inspect_and_export() {
     let json: Value =
         serde_json::from_str(&std::fs::read_to_string(v["path"].as_str().unwrap()).unwrap())
             .unwrap();
-    assert_eq!(json["scenario"]["execute"].as_array().unwrap().len(), 2);
+    assert_eq!(json["scenario"]["execute"].as_array().unwrap().len(), 3);
 
     // A retained exited session can still be captured and exported.
     let done = h.start(&["--", "sh", "-c", "echo finished"]);
@@ -1195,7 +1202,7 @@ fn capture_inspect_and_export() {
     let v = h.ok(&["capture", &done, "-o", "done.svg"]);
     assert_eq!(v["state"], "exited");
     h.ok(&["export", &done, "-o", "done.yaml"]);
-    let (v, code) = h.run(&["capture", &done, "-o", "x.png"]);
+    let (v, code) = h.run(&["capture", &done, "-o", "x.gif"]);
     assert_eq!(
         (code, v["error"]["code"].as_str()),
         (1, Some("invalid_request"))

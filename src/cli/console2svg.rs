@@ -114,6 +114,12 @@ struct CaptureArgs {
     /// Print a JSON result instead of prose.
     #[arg(long)]
     json: bool,
+    /// Output format (default: from the -o extension; svg for --stdout).
+    #[arg(long, value_enum)]
+    format: Option<Format>,
+    /// Pixel scale of raster output (PNG), 0.1–10, e.g. 2 for HiDPI.
+    #[arg(long, default_value_t = 1.0, value_parser = parse_scale)]
+    scale: f32,
     /// Terminal width in columns (1–500; default 100).
     #[arg(short = 'w', long, value_parser = clap::value_parser!(u16).range(1..=500))]
     width: Option<u16>,
@@ -138,6 +144,13 @@ struct CaptureArgs {
         value_name = "COMMAND"
     )]
     command: Vec<OsString>,
+}
+
+fn parse_scale(s: &str) -> Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(v) if v.is_finite() && (0.1..=10.0).contains(&v) => Ok(v),
+        _ => Err(format!("'{s}' is not a scale from 0.1 to 10")),
+    }
 }
 
 fn parse_seconds(s: &str) -> Result<Duration, String> {
@@ -208,10 +221,10 @@ pub fn main() -> Result<(), CliError> {
 }
 
 fn run_capture(args: CaptureArgs, config: Option<PathBuf>) -> Result<(), CliError> {
-    let format = if args.stdout {
-        Format::Svg
-    } else {
-        Format::from_path(&args.out)?
+    let format = match (args.format, args.stdout) {
+        (Some(f), _) => f,
+        (None, true) => Format::Svg,
+        (None, false) => Format::from_path(&args.out)?,
     };
     let command: Vec<String> = args
         .command
@@ -284,14 +297,15 @@ fn run_capture(args: CaptureArgs, config: Option<PathBuf>) -> Result<(), CliErro
     let fonts = Fonts::new();
     let svg = render::render_svg(&screen, &appearance, &fonts);
 
+    let bytes = format.encode(svg, args.scale)?;
     if args.stdout {
         let mut out = std::io::stdout().lock();
-        out.write_all(svg.as_bytes())
+        out.write_all(&bytes)
             .and_then(|_| out.flush())
             .map_err(|e| format!("cannot write to stdout: {e}"))?;
         return Ok(());
     }
-    output::write_atomic(&args.out, svg.as_bytes())?;
+    output::write_atomic(&args.out, &bytes)?;
     if args.json {
         super::print_stdout(&format!(
             "{}\n",

@@ -47,6 +47,9 @@ pub enum SessionCommand {
         /// Output file.
         #[arg(short = 'o', long = "out", default_value = "output.svg")]
         out: std::path::PathBuf,
+        /// Pixel scale of raster output (`-o x.png`), 0.1–10.
+        #[arg(long, default_value_t = 1.0)]
+        scale: f32,
         #[command(flatten)]
         appearance: Box<super::appearance::AppearanceArgs>,
     },
@@ -230,8 +233,9 @@ pub fn run(
         SessionCommand::Capture {
             id,
             out,
+            scale,
             appearance,
-        } => emit(capture(&id, Some(&out), &appearance, config)),
+        } => emit(capture(&id, Some((&out, scale)), &appearance, config)),
         SessionCommand::Inspect { id, appearance } => emit(capture(&id, None, &appearance, config)),
         SessionCommand::Export { id, out } => emit(export(&id, &out)),
         SessionCommand::Stop { id: Some(id), .. } => emit(client::request(&Request::Stop { id })),
@@ -354,7 +358,7 @@ fn err(code: ErrorCode) -> impl Fn(String) -> HostError {
 /// atomically; the capture is journaled (an action), the inspection too (an observation).
 fn capture(
     id: &str,
-    out: Option<&std::path::Path>,
+    out: Option<(&std::path::Path, f32)>,
     args: &super::appearance::AppearanceArgs,
     config: Option<&std::path::Path>,
 ) -> Result<Value, HostError> {
@@ -366,9 +370,12 @@ fn capture(
     let appearance = options
         .resolve(None)
         .map_err(err(ErrorCode::InvalidRequest))?;
-    if let Some(out) = out {
-        crate::output::Format::from_path(out).map_err(err(ErrorCode::InvalidRequest))?;
-    }
+    let format = match out {
+        Some((path, _)) => {
+            crate::output::Format::from_path(path).map_err(err(ErrorCode::InvalidRequest))?
+        }
+        None => crate::output::Format::Svg,
+    };
     let snap = client::request(&Request::Snapshot { id: id.to_string() })?;
     let mut screen: crate::term::Screen =
         serde_json::from_value(snap["screen"].clone()).map_err(|e| {
@@ -383,8 +390,11 @@ fn capture(
     let svg = render::render_svg(&screen, &appearance, &Fonts::new());
     let state = snap["state"].clone();
     match out {
-        Some(out) => {
-            crate::output::write_atomic(out, svg.as_bytes()).map_err(err(ErrorCode::IoError))?;
+        Some((out, scale)) => {
+            let bytes = format
+                .encode(svg, scale)
+                .map_err(err(ErrorCode::InvalidRequest))?;
+            crate::output::write_atomic(out, &bytes).map_err(err(ErrorCode::IoError))?;
             let cwd = std::env::current_dir()
                 .map_err(|e| HostError::new(ErrorCode::IoError, e.to_string()))?;
             let path = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
@@ -394,10 +404,11 @@ fn capture(
                     output: out.to_string_lossy().into_owned(),
                     cwd: cwd.to_string_lossy().into_owned(),
                     options: Box::new(options),
+                    scale: (format == crate::output::Format::Png && scale != 1.0).then_some(scale),
                 }),
             })?;
             Ok(
-                json!({"schemaVersion": 1, "sessionId": id, "state": state, "artifact": {"path": path.to_string_lossy(), "format": "svg"}}),
+                json!({"schemaVersion": 1, "sessionId": id, "state": state, "artifact": {"path": path.to_string_lossy(), "format": format.name()}}),
             )
         }
         None => {

@@ -53,6 +53,9 @@ pub enum Entry {
         output: String,
         cwd: String,
         options: Box<AppearanceOptions>,
+        /// Pixel scale of a raster output.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        scale: Option<f32>,
     },
     Read,
     Inspect,

@@ -12,6 +12,7 @@ pub mod fonts;
 pub mod geometry;
 mod grid;
 pub mod layout;
+pub mod raster;
 pub mod svg;
 pub mod theme;
 

@@ -198,6 +198,9 @@ pub struct ResizeArgs {
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct CaptureArgs {
     pub output: String,
+    /// Pixel scale of a raster (`.png`) output, 0.1–10 (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale: Option<f32>,
 }
 
 /// Default `wait` timeout.
@@ -328,6 +331,11 @@ fn check_step(step: &Step) -> Result<(), String> {
                 return Err("output must not be empty".into());
             }
             crate::output::Format::from_path(Path::new(&args.output))?;
+            if let Some(scale) = args.scale {
+                if !(scale.is_finite() && (0.1..=10.0).contains(&scale)) {
+                    return Err(format!("scale {scale} is not from 0.1 to 10"));
+                }
+            }
             if let Some(o) = options {
                 check_terminal(o)?;
             }

@@ -70,10 +70,12 @@ pub fn from_journal(entries: &[Entry], doc_dir: &Path) -> Result<Document, Strin
                 output,
                 cwd: capture_cwd,
                 options,
+                scale,
             } => {
                 execute.push(Step::Capture {
                     args: CaptureArgs {
                         output: relative(&Path::new(capture_cwd).join(output), doc_dir),
+                        scale: *scale,
                     },
                     options: (**options != AppearanceOptions::default()).then(|| Options {
                         terminal: None,
@@ -213,6 +215,7 @@ mod tests {
                     window: Some("macos".into()),
                     ..Default::default()
                 }),
+                scale: None,
             },
             Entry::Stop,
         ];

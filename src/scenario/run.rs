@@ -321,7 +321,9 @@ impl Runner<'_> {
                 self.last_action_version = Some(version);
                 Ok(())
             }
-            Step::Capture { args, options } => self.capture(&args.output, options.as_ref()),
+            Step::Capture { args, options } => {
+                self.capture(&args.output, args.scale.unwrap_or(1.0), options.as_ref())
+            }
             Step::Command { command } => self.shell(command),
         }
     }
@@ -394,7 +396,7 @@ impl Runner<'_> {
         result
     }
 
-    fn capture(&mut self, output: &str, step: Option<&Options>) -> Result<(), String> {
+    fn capture(&mut self, output: &str, scale: f32, step: Option<&Options>) -> Result<(), String> {
         let options = capture_options(&self.config, &self.doc_options, step);
         let appearance = options.resolve(None)?;
         // As `session capture` does: never between the parts of one redraw.
@@ -405,6 +407,8 @@ impl Runner<'_> {
         }
         let fonts = self.fonts.get_or_insert_with(Fonts::new);
         let svg = render::render_svg(&screen, &appearance, fonts);
+        let bytes =
+            crate::output::Format::from_path(std::path::Path::new(output))?.encode(svg, scale)?;
         let path = self.base.join(output);
         let path = std::path::absolute(&path).unwrap_or(path);
         match path.parent() {
@@ -418,7 +422,7 @@ impl Runner<'_> {
             _ => {}
         }
         let old = std::fs::read(&path).ok();
-        let same = old.as_deref() == Some(svg.as_bytes());
+        let same = old.as_deref() == Some(bytes.as_slice());
         match self.opts.mode {
             Mode::Check => {
                 if !same {
@@ -426,7 +430,7 @@ impl Runner<'_> {
                 }
             }
             Mode::Write | Mode::Update => {
-                crate::output::write_atomic(&path, svg.as_bytes())?;
+                crate::output::write_atomic(&path, &bytes)?;
                 if !same {
                     self.outcome.updated.push(path.clone());
                 }
