@@ -118,6 +118,18 @@ fn bench_render(c: &mut Criterion) {
     group.bench_function("embed", |b| {
         b.iter(|| render_svg(black_box(&screen), black_box(&embed), &fonts))
     });
+    // The whole PNG path: render, rasterise with resvg at scale 1, encode (target ≤ 50 ms).
+    let png =
+        console2svg::render::raster::png(&render_svg(&screen, &no_embed, &fonts), 1.0).unwrap();
+    eprintln!("render_200x50/png: PNG is {} bytes", png.len());
+    group.bench_function("png", |b| {
+        b.iter(|| {
+            console2svg::render::raster::png(
+                &render_svg(black_box(&screen), black_box(&no_embed), &fonts),
+                1.0,
+            )
+        })
+    });
     group.finish();
 }
 
