@@ -10,6 +10,7 @@
 //! - [`output`]: artifact formats and atomic file writes.
 //! - [`cli`]: clap definitions and printing for the binaries; no logic beyond argument mapping.
 //! - [`scenario`]: scenario documents: parse and validate, export from a journal, run.
+//! - [`status`]: the `status` report (fonts and fallbacks, renderers, themes, colour environment).
 //! - [`render`]: `Screen` + appearance → SVG (layout, themes, window chrome, fonts, geometry).
 
 pub mod capture;
@@ -20,4 +21,5 @@ pub mod output;
 pub mod pty;
 pub mod render;
 pub mod scenario;
+pub mod status;
 pub mod term;

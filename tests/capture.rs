@@ -561,3 +561,52 @@ fn png_output_in_process() {
         .code(2)
         .stderr(contains("not a scale"));
 }
+
+#[test]
+fn status_reports_fonts_renderers_and_environment() {
+    let out = console2svg()
+        .args(["status", "--json"])
+        .env("FORCE_COLOR", "2")
+        .env_remove("NO_COLOR")
+        .assert()
+        .success();
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "schemaVersion",
+            "version",
+            "fonts",
+            "renderers",
+            "themes",
+            "windows",
+            "environment"
+        ]
+    );
+    assert_eq!(v["fonts"]["bundled"], "JetBrains Mono");
+    let family = |script: &str| {
+        v["fonts"]["fallback"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["script"] == script)
+            .unwrap()["family"]
+            .clone()
+    };
+    assert_eq!(family("latin"), "JetBrains Mono");
+    assert!(
+        family("cjk").as_str().unwrap().starts_with("WenQuanYi"),
+        "CJK from a system font"
+    );
+    assert_eq!(family("emoji"), "Noto Color Emoji");
+    assert_eq!(v["renderers"], serde_json::json!(["svg", "png"]));
+    assert_eq!(v["themes"].as_array().unwrap().len(), 15);
+    assert_eq!(v["environment"]["FORCE_COLOR"], "2");
+    assert!(v["environment"].get("NO_COLOR").is_none());
+    console2svg()
+        .arg("status")
+        .assert()
+        .success()
+        .stdout(contains("cjk      中  → WenQuanYi"));
+}

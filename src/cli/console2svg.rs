@@ -22,6 +22,7 @@ const SUBCOMMANDS: &[&str] = &[
     "session",
     "scenario",
     "theme",
+    "status",
     "llm",
     "completions",
     "help",
@@ -65,6 +66,12 @@ enum Command {
     Llm {
         #[command(subcommand)]
         command: super::scenario::LlmCommand,
+    },
+    /// What this installation can do here: fonts and fallbacks, renderers, themes, colour environment.
+    Status {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Built-in themes.
     Theme {
@@ -207,6 +214,18 @@ pub fn main() -> Result<(), CliError> {
                 ListFormat::Json => theme::ListFormat::Json,
             };
             super::print_stdout(&theme::format_list(format))
+        }
+        Command::Status { json } => {
+            let status = crate::status::gather();
+            let text = if json {
+                format!(
+                    "{}\n",
+                    serde_json::to_string(&status).map_err(|e| CliError::new(e.to_string()))?
+                )
+            } else {
+                status.to_text()
+            };
+            super::print_stdout(&text)
         }
         Command::Completions { shell } => {
             clap_complete::generate(

@@ -430,6 +430,16 @@ impl Fonts {
         &self.db
     }
 
+    /// The families of the system's fonts (scanning them if not done yet), sorted, each once;
+    /// copies of the bundled family are left out (the bundled faces always win).
+    pub fn system_families(&self) -> Vec<String> {
+        let system = self.system.get_or_init(SystemFonts::load);
+        let mut families: Vec<String> = system.faces.iter().map(|f| f.family.clone()).collect();
+        families.sort();
+        families.dedup();
+        families
+    }
+
     /// True once the system fonts have been scanned (by a cluster the bundled face lacks).
     pub fn system_fonts_loaded(&self) -> bool {
         self.system.get().is_some()
