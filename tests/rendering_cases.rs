@@ -291,13 +291,7 @@ fn rc08_backgrounds_cover_exact_cells_and_dim_is_blended() {
         &["--no-cursor"],
     );
     let p = raster(&case.svg, 4.0);
-    let probe = |col: usize| {
-        pixel(
-            &p,
-            ((col_x(col) + 1.0) * 4.0) as u32,
-            ((row_y(0) + 1.0) * 4.0) as u32,
-        )
-    };
+    let probe = |col: usize| cell_background(&p, 4.0, 0, col);
     for col in 0..=4 {
         assert!(distance(probe(col), rgb("#cd3131")) <= 2, "col {col} red");
     }
@@ -369,13 +363,7 @@ fn rc10_extended_colours_and_colon_forms() {
     assert_eq!(row[1].fill.as_deref(), Some("#ff0000"));
     assert_eq!(row[2].fill.as_deref(), Some("#ff8700"));
     let p = raster(&case.svg, 4.0);
-    let probe = |col: usize| {
-        pixel(
-            &p,
-            ((col_x(col) + 1.0) * 4.0) as u32,
-            ((row_y(0) + 1.0) * 4.0) as u32,
-        )
-    };
+    let probe = |col: usize| cell_background(&p, 4.0, 0, col);
     for col in 6..=8 {
         assert!(distance(probe(col), rgb("#0000ff")) <= 2, "col {col} blue");
     }

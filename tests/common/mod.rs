@@ -280,6 +280,16 @@ pub fn pixel(p: &tiny_skia::Pixmap, x: u32, y: u32) -> [u8; 4] {
     [c.red(), c.green(), c.blue(), c.alpha()]
 }
 
+/// The pixel 1 px inside the top-left corner of cell (`row`, `col`) of a default capture
+/// rasterised at `zoom`: the cell's background, away from glyph ink and anti-aliased edges.
+pub fn cell_background(p: &tiny_skia::Pixmap, zoom: f32, row: usize, col: usize) -> [u8; 4] {
+    pixel(
+        p,
+        ((col_x(col) + 1.0) * zoom) as u32,
+        ((row_y(row) + 1.0) * zoom) as u32,
+    )
+}
+
 /// Parses `#rrggbb`.
 pub fn rgb(hex: &str) -> [u8; 3] {
     let v = u32::from_str_radix(hex.trim_start_matches('#'), 16).unwrap();
