@@ -156,14 +156,14 @@ fn main() {
         .unwrap_or(200);
     ensure_host();
 
-    let started = client::request(&Request::Start {
+    let started = client::request(&Request::Start(console2svg::host::protocol::Launch {
         argv: vec!["cat".into()],
         cwd: std::env::temp_dir().to_string_lossy().into_owned(),
         width: 100,
         height: 24,
         color_env: true,
         delete_ci_env: true,
-    })
+    }))
     .expect("start");
     let id = started["sessionId"]
         .as_str()

@@ -9,7 +9,9 @@ use clap::{ArgMatches, Args, Subcommand};
 use serde_json::{json, Value};
 
 use crate::host::client;
-use crate::host::protocol::{parse_duration, Condition, ErrorCode, HostError, Request, Until};
+use crate::host::protocol::{
+    parse_duration, Condition, ErrorCode, HostError, Launch, Request, Until,
+};
 use crate::term::keys::Input;
 
 /// `session` subcommands.
@@ -199,7 +201,7 @@ pub fn run(
                     )))
                 }
             };
-            emit(client::request(&Request::Start {
+            emit(client::request(&Request::Start(Launch {
                 argv: a
                     .command
                     .iter()
@@ -210,7 +212,7 @@ pub fn run(
                 height: a.height,
                 color_env: !a.no_colorenv,
                 delete_ci_env: !a.no_delete_envs,
-            }))
+            })))
         }
         SessionCommand::List { all } => emit(client::request(&Request::List { all })),
         SessionCommand::Read { id, structured } => {

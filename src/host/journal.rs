@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::protocol::Condition;
+use super::protocol::{Condition, Launch};
 use crate::options::AppearanceOptions;
 use crate::term::keys::Input;
 
@@ -25,14 +25,7 @@ use crate::term::keys::Input;
 )]
 pub enum Entry {
     /// How the program was started.
-    Launch {
-        argv: Vec<String>,
-        cwd: String,
-        width: u16,
-        height: u16,
-        color_env: bool,
-        delete_ci_env: bool,
-    },
+    Launch(Launch),
     /// A send, with its inputs in order.
     Send {
         inputs: Vec<Input>,

@@ -122,20 +122,61 @@ pub struct Condition {
     pub since: Option<u64>,
 }
 
+/// How a session's program is started: the `start` request, and the first entry of the
+/// session's journal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Launch {
+    /// The program and its arguments (see `SpawnSpec::effective_argv`).
+    pub argv: Vec<String>,
+    /// Absolute working directory.
+    pub cwd: String,
+    /// Columns and rows, 1–500.
+    pub width: u16,
+    pub height: u16,
+    /// Set TERM/COLORTERM/FORCE_COLOR.
+    pub color_env: bool,
+    /// Remove CI and TF_BUILD.
+    pub delete_ci_env: bool,
+}
+
+impl Launch {
+    /// The PTY spawn this launch describes.
+    pub fn spawn_spec(&self) -> crate::pty::SpawnSpec {
+        crate::pty::SpawnSpec {
+            argv: self.argv.iter().map(Into::into).collect(),
+            cwd: self.cwd.clone().into(),
+            cols: self.width,
+            rows: self.height,
+            color_env: self.color_env,
+            delete_ci_env: self.delete_ci_env,
+        }
+    }
+
+    /// The launch a spawn describes (arguments that are not UTF-8 are converted lossily).
+    pub fn of(spec: &crate::pty::SpawnSpec) -> Launch {
+        Launch {
+            argv: spec
+                .argv
+                .iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect(),
+            cwd: spec.cwd.to_string_lossy().into_owned(),
+            width: spec.cols,
+            height: spec.rows,
+            color_env: spec.color_env,
+            delete_ci_env: spec.delete_ci_env,
+        }
+    }
+}
+
 /// A request to the host.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "kebab-case", rename_all_fields = "camelCase")]
 pub enum Request {
     /// Liveness check; the reply carries the host's pid.
     Ping,
-    Start {
-        argv: Vec<String>,
-        cwd: String,
-        width: u16,
-        height: u16,
-        color_env: bool,
-        delete_ci_env: bool,
-    },
+    Start(Launch),
     List {
         all: bool,
     },

@@ -23,7 +23,6 @@ use super::journal::Entry;
 use super::paths;
 use super::protocol::{ErrorCode, HostError, Request, MAX_REQUEST_BYTES};
 use super::session::{Poll, Session, State, CAPTURE_QUIET, CAPTURE_SETTLE_MAX};
-use crate::pty::SpawnSpec;
 use crate::term::{keys, Cell, Color, Screen, Underline};
 
 /// Longest a single request may hold the host for a `wait` poll.
@@ -222,34 +221,20 @@ impl Host {
         let now = |v: Value| Ok(Outcome::Now(v));
         match request {
             Request::Ping => now(json!({"schemaVersion": 1, "pid": std::process::id()})),
-            Request::Start {
-                argv,
-                cwd,
-                width,
-                height,
-                color_env,
-                delete_ci_env,
-            } => {
-                if !(1..=500).contains(&width) || !(1..=500).contains(&height) {
+            Request::Start(launch) => {
+                if !(1..=500).contains(&launch.width) || !(1..=500).contains(&launch.height) {
                     return Err(HostError::new(
                         ErrorCode::InvalidRequest,
                         "width and height must be 1–500",
                     ));
                 }
-                if argv.is_empty() {
+                if launch.argv.is_empty() {
                     return Err(HostError::new(
                         ErrorCode::InvalidRequest,
                         "no command given",
                     ));
                 }
-                let spec = SpawnSpec {
-                    argv: argv.into_iter().map(Into::into).collect(),
-                    cwd: cwd.into(),
-                    cols: width,
-                    rows: height,
-                    color_env,
-                    delete_ci_env,
-                };
+                let spec = launch.spawn_spec();
                 let journals = paths::runtime_dir().join("journals");
                 let journal_dir = paths::ensure_private_dir(&journals).ok();
                 let session = Session::start(&spec, journal_dir.as_deref())?;
@@ -258,8 +243,8 @@ impl Host {
                     "sessionId": session.id,
                     "state": "running",
                     "processId": session.pid,
-                    "width": width,
-                    "height": height,
+                    "width": launch.width,
+                    "height": launch.height,
                 });
                 self.sessions.insert(session.id.clone(), Arc::new(session));
                 self.idle_since = None;

@@ -354,18 +354,7 @@ impl Session {
             .map_err(|e| HostError::new(ErrorCode::SessionError, e.to_string()))?;
         let id = new_id();
         let mut journal = Journal::new(journal_dir.map(|d| d.join(format!("{id}.jsonl"))));
-        journal.record(Entry::Launch {
-            argv: spec
-                .argv
-                .iter()
-                .map(|a| a.to_string_lossy().into_owned())
-                .collect(),
-            cwd: spec.cwd.to_string_lossy().into_owned(),
-            width: spec.cols,
-            height: spec.rows,
-            color_env: spec.color_env,
-            delete_ci_env: spec.delete_ci_env,
-        });
+        journal.record(Entry::Launch(super::protocol::Launch::of(spec)));
         Ok(Session {
             id,
             pid,

@@ -19,14 +19,14 @@ use crate::options::{AppearanceOptions, Options, TerminalOptions};
 /// Builds the document that will be saved in directory `doc_dir` (absolute). Errors when the
 /// journal has no launch.
 pub fn from_journal(entries: &[Entry], doc_dir: &Path) -> Result<Document, String> {
-    let Some(Entry::Launch {
+    let Some(Entry::Launch(crate::host::protocol::Launch {
         argv,
         cwd,
         width,
         height,
         color_env,
         delete_ci_env,
-    }) = entries.first()
+    })) = entries.first()
     else {
         return Err("the session's journal has no launch".into());
     };
@@ -83,11 +83,7 @@ pub fn from_journal(entries: &[Entry], doc_dir: &Path) -> Result<Document, Strin
                     }),
                 });
             }
-            Entry::Wait { .. }
-            | Entry::Launch { .. }
-            | Entry::Read
-            | Entry::Inspect
-            | Entry::Stop => {}
+            Entry::Wait { .. } | Entry::Launch(_) | Entry::Read | Entry::Inspect | Entry::Stop => {}
         }
     }
     Ok(Document {
@@ -189,14 +185,14 @@ mod tests {
             matched,
         };
         let entries = vec![
-            Entry::Launch {
+            Entry::Launch(crate::host::protocol::Launch {
                 argv: vec!["vim".into(), "a.txt".into()],
                 cwd: "/w".into(),
                 width: 80,
                 height: 24,
                 color_env: true,
                 delete_ci_env: true,
-            },
+            }),
             Entry::Read,
             Entry::Send {
                 inputs: vec![Input::Text("iHi".into()), Input::Keys("Escape".into())],
