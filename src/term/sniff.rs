@@ -65,7 +65,7 @@ impl Sniffer {
         };
         let mut found = Vec::new();
         let mut i = 0;
-        while let Some(p) = data[i..].iter().position(|&b| b == ESC).map(|p| p + i) {
+        while let Some(p) = memchr::memchr(ESC, &data[i..]).map(|p| p + i) {
             match parse_at(data, p) {
                 Parse::Done(end, Some(f)) => {
                     found.push((end.saturating_sub(carried), f));
