@@ -12,6 +12,7 @@ pub mod fonts;
 pub mod geometry;
 mod grid;
 pub mod layout;
+pub mod outlines;
 pub mod raster;
 pub mod svg;
 pub mod theme;
@@ -37,6 +38,44 @@ pub enum Background {
     Gradient(String, String),
     /// An image, already a `data:` URI, covering the canvas (centred, cropped).
     Image(String),
+}
+
+/// How glyphs are drawn (`--text-mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TextMode {
+    /// `<text>` elements, with subsets of the faces used embedded as `@font-face` (unless
+    /// `--no-embed-font`): small, selectable, but how it looks depends on the viewer honouring
+    /// the embedded fonts.
+    #[default]
+    Text,
+    /// Every glyph as geometry (a `<path>`, colour layers or a PNG, defined once and placed
+    /// with `<use>`), plus the same text invisible on top for selection, search and links:
+    /// looks the same in every viewer, with no font needed (see [`outlines`]).
+    Outlines,
+}
+
+impl TextMode {
+    /// The option value: `text` or `outlines`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TextMode::Text => "text",
+            TextMode::Outlines => "outlines",
+        }
+    }
+}
+
+impl std::str::FromStr for TextMode {
+    type Err = String;
+
+    /// `text` or `outlines`; errors name the bad value.
+    fn from_str(s: &str) -> Result<TextMode, String> {
+        match s {
+            "text" => Ok(TextMode::Text),
+            "outlines" => Ok(TextMode::Outlines),
+            _ => Err(format!("'{s}' is not a text mode (text or outlines)")),
+        }
+    }
 }
 
 /// Output pixel size (`--size`): the aspect ratio is always kept.
@@ -81,6 +120,8 @@ pub struct Appearance {
     pub embed_fonts: bool,
     /// Scale the output to this pixel size.
     pub size: Option<OutputSize>,
+    /// Glyphs as text or as outlines (`--text-mode`).
+    pub text_mode: TextMode,
 }
 
 impl Default for Appearance {
@@ -104,6 +145,7 @@ impl Default for Appearance {
             bold_is_bright: false,
             embed_fonts: true,
             size: None,
+            text_mode: TextMode::Text,
         }
     }
 }
@@ -128,6 +170,21 @@ impl Appearance {
 
 /// Renders every row of `screen` (the caller chooses the rows by slicing the screen).
 pub fn render_svg(screen: &Screen, appearance: &Appearance, fonts: &Fonts) -> String {
+    render(screen, appearance, fonts, true)
+}
+
+/// The SVG to rasterise (PNG output): `appearance` drawn in [`TextMode::Outlines`] whatever its
+/// text mode, without the invisible text layer and without embedded fonts. Rasterises like
+/// [`render_svg`]'s picture, with no text layout in the rasteriser (the PNG speed target).
+pub fn render_svg_for_raster(screen: &Screen, appearance: &Appearance, fonts: &Fonts) -> String {
+    let appearance = Appearance {
+        text_mode: TextMode::Outlines,
+        ..appearance.clone()
+    };
+    render(screen, &appearance, fonts, false)
+}
+
+fn render(screen: &Screen, appearance: &Appearance, fonts: &Fonts, text_layer: bool) -> String {
     let cell = CellMetrics::new(&fonts.metrics(), appearance.font_size);
     let header_rows = usize::from(appearance.header.is_some());
     let rows = screen.rows.len().max(1) + header_rows;
@@ -174,7 +231,7 @@ pub fn render_svg(screen: &Screen, appearance: &Appearance, fonts: &Fonts) -> St
         body.push_str("</g>");
     }
 
-    let mut painter = grid::Painter::new(&layout, &palette, fonts, appearance);
+    let mut painter = grid::Painter::new(&layout, &palette, fonts, appearance, text_layer);
     if let Some(header) = &appearance.header {
         painter.header(header);
     }
@@ -196,7 +253,12 @@ pub fn render_svg(screen: &Screen, appearance: &Appearance, fonts: &Fonts) -> St
         .font_family
         .as_deref()
         .is_none_or(|f| f.contains(fonts::BUNDLED_FAMILY));
-    if appearance.embed_fonts && embeds_bundled {
+    if appearance.embed_fonts && appearance.text_mode == TextMode::Text {
+        // Fallback faces are always embedded; the bundled ones only when the stack names them.
+        let mut used_chars = used_chars;
+        if !embeds_bundled {
+            used_chars.retain(|face, _| !matches!(face, fonts::FaceId::Bundled(_)));
+        }
         out.push_str(&fonts.embed_css(&used_chars));
     }
     out.push_str("text{font-family:");

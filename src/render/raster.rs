@@ -26,7 +26,8 @@ fn font_db() -> Arc<fontdb::Database> {
     .clone()
 }
 
-/// Rasterises `svg` at `scale` (1 = one pixel per SVG px) and encodes it as PNG.
+/// Rasterises `svg` at `scale` (1 = one pixel per SVG px) and encodes it as PNG. Fonts (the
+/// bundled faces and the system's) are loaded only when `svg` has a `<text>` element.
 ///
 /// Errors: a message when the SVG cannot be parsed, the scale is not a finite number from
 /// 0.1 to 10, or the image would be larger than [`MAX_SIDE`] on a side.
@@ -34,8 +35,14 @@ pub fn png(svg: &str, scale: f32) -> Result<Vec<u8>, String> {
     if !(scale.is_finite() && (0.1..=10.0).contains(&scale)) {
         return Err(format!("scale {scale} is not from 0.1 to 10"));
     }
+    // Glyphs come as outlines (`render_svg_for_raster`): only text labels of a window frame
+    // need fonts, and scanning the system's fonts costs more than drawing the picture.
     let opts = usvg::Options {
-        fontdb: font_db(),
+        fontdb: if svg.contains("<text") {
+            font_db()
+        } else {
+            Arc::new(fontdb::Database::new())
+        },
         ..usvg::Options::default()
     };
     let tree =
