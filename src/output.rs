@@ -26,8 +26,8 @@ impl Format {
     }
 
     /// `screen` drawn with `appearance` in this format; `scale` applies to raster formats.
-    /// SVG is [`render::render_svg`]; PNG rasterises [`render::render_svg_for_raster`] (glyphs
-    /// as outlines, so the rasteriser lays out no text: the same picture, much faster).
+    /// SVG is [`render::render_svg`]; PNG rasterises [`render::render_for_raster`] (glyphs as
+    /// outlines, so the rasteriser lays out no text: the same picture, much faster).
     ///
     /// Errors: as `render::raster::png`.
     pub fn render(
@@ -39,8 +39,8 @@ impl Format {
     ) -> Result<Vec<u8>, String> {
         match self {
             Format::Svg => Ok(render::render_svg(screen, appearance, fonts).into_bytes()),
-            Format::Png => render::raster::png(
-                &render::render_svg_for_raster(screen, appearance, fonts),
+            Format::Png => render::raster::png_scene(
+                &render::render_for_raster(screen, appearance, fonts),
                 scale,
             ),
         }

@@ -179,21 +179,31 @@ fn emoji_bitmaps_are_embedded_once_each() {
 
 #[test]
 fn png_is_drawn_from_outlines_and_looks_like_the_text_picture() {
-    for (name, line) in [CASES[0], CASES[1], CASES[3]] {
-        let text = capture_script(line, &[]);
-        let dir = tempdir();
-        std::fs::write(dir.path().join("case.sh"), format!("{line}\n")).unwrap();
-        console2svg()
-            .current_dir(dir.path())
-            .args(["capture", "-o", "out.png", "--", "bash", "case.sh"])
-            .assert()
-            .success();
-        let png = resvg::tiny_skia::Pixmap::load_png(dir.path().join("out.png")).expect("a PNG");
-        let (over, max) = raster_diff(&raster(&text.svg, 1.0), &png, TOL);
-        assert!(
-            over <= 2,
-            "{name}: {over} pixels differ by more than {TOL} (max {max})"
-        );
+    let framed: [&str; 4] = ["-d", "macos", "-c", "--opacity=0.9"];
+    for (name, line) in CASES {
+        for (scale, extra) in [(1.0f32, &[][..]), (2.0, &framed[..])] {
+            let text = capture_script(line, extra);
+            let dir = tempdir();
+            std::fs::write(dir.path().join("case.sh"), format!("{line}\n")).unwrap();
+            console2svg()
+                .current_dir(dir.path())
+                .args(["capture", "-o", "out.png", "--scale", &scale.to_string()])
+                .args(extra)
+                .args(["--", "bash", "case.sh"])
+                .assert()
+                .success();
+            let png =
+                resvg::tiny_skia::Pixmap::load_png(dir.path().join("out.png")).expect("a PNG");
+            let reference = raster(&text.svg, scale);
+            let (over, max) = raster_diff(&reference, &png, TOL);
+            assert!(
+                over <= 8,
+                "{name} at {scale}: {over} pixels differ by more than {TOL} (max {max})"
+            );
+            // And the comparison can fail: the same capture without its glyphs differs.
+            let (blank, _) = raster_diff(&reference, &raster_without_fonts(&text.svg, scale), TOL);
+            assert!(blank > 100, "{name}: glyphs matter ({blank})");
+        }
     }
 }
 

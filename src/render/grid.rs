@@ -9,7 +9,7 @@ use super::colors::Palette;
 use super::fonts::{FaceId, FaceStyle, Fonts};
 use super::geometry;
 use super::layout::Layout;
-use super::outlines::Outlines;
+use super::outlines::{Ink, Outlines};
 use super::svg::{push_attr, push_num, push_text};
 use super::{css_escape, Appearance, TextMode};
 
@@ -49,6 +49,21 @@ enum Deco {
     Dashed,
 }
 
+/// The drawing of a screen's grid.
+pub struct Painted {
+    /// SVG elements of the grid.
+    pub svg: String,
+    /// CSS of the text classes the elements use.
+    pub classes: String,
+    /// Characters drawn per face (for embedded subsets).
+    pub used: BTreeMap<FaceId, BTreeSet<char>>,
+    /// Plain glyph outlines left to the rasteriser (only when painting for it in outlines
+    /// mode); they go over `svg` and under `above`.
+    pub ink: Vec<Ink>,
+    /// SVG elements over the ink (decorations, cursor); empty when there is no ink.
+    pub above: String,
+}
+
 /// Accumulates the drawing of a screen.
 pub struct Painter<'a> {
     layout: &'a Layout,
@@ -72,9 +87,10 @@ pub struct Painter<'a> {
 }
 
 impl<'a> Painter<'a> {
-    /// A painter for `appearance.text_mode`. `text_layer` false leaves the text elements out
-    /// in outlines mode (for rasterising, where the invisible layer would draw nothing); text
-    /// mode always writes them.
+    /// A painter for `appearance.text_mode`. `text_layer` false is for rasterising: in
+    /// outlines mode the invisible text layer (which draws nothing) is left out and outlines
+    /// are merged into one path per row and colour (see [`Outlines::new`]); text mode always writes
+    /// the text.
     pub fn new(
         layout: &'a Layout,
         palette: &'a Palette,
@@ -82,7 +98,8 @@ impl<'a> Painter<'a> {
         appearance: &'a Appearance,
         text_layer: bool,
     ) -> Self {
-        let outlines = (appearance.text_mode == TextMode::Outlines).then(Outlines::default);
+        let outlines =
+            (appearance.text_mode == TextMode::Outlines).then(|| Outlines::new(!text_layer));
         Painter {
             layout,
             palette,
@@ -346,8 +363,8 @@ impl<'a> Painter<'a> {
         }
     }
 
-    /// The SVG of the grid, the CSS classes it uses, and the characters drawn per face.
-    pub fn finish(self) -> (String, String, BTreeMap<FaceId, BTreeSet<char>>) {
+    /// The drawing of the grid (see [`Painted`]).
+    pub fn finish(mut self) -> Painted {
         let mut out = String::new();
         self.write_backgrounds(&mut out);
         for ((rgb, alpha), d) in &self.shapes {
@@ -362,17 +379,24 @@ impl<'a> Painter<'a> {
             out.push_str("\"/>");
         }
         let mut classes = String::new();
-        match &self.outlines {
-            Some(outlines) => outlines.finish(&mut out),
+        let mut ink = Vec::new();
+        match &mut self.outlines {
+            Some(outlines) => {
+                outlines.finish(&mut out);
+                ink = outlines.take_ink();
+            }
             None => classes = self.write_text(&mut out),
         }
-        self.write_decorations(&mut out);
+        // Ink is drawn by the rasteriser between the two parts.
+        let mut above = String::new();
+        let top = if ink.is_empty() { &mut out } else { &mut above };
+        self.write_decorations(top);
         if let Some((rgb, d)) = &self.cursor {
-            out.push_str("<path fill=\"");
-            out.push_str(&rgb.to_hex());
-            out.push_str("\" d=\"");
-            out.push_str(d);
-            out.push_str("\"/>");
+            top.push_str("<path fill=\"");
+            top.push_str(&rgb.to_hex());
+            top.push_str("\" d=\"");
+            top.push_str(d);
+            top.push_str("\"/>");
         }
         if self.outlines.is_some() && !self.glyphs.is_empty() {
             // Over everything, so that selection, search and links work as in text mode.
@@ -380,7 +404,13 @@ impl<'a> Painter<'a> {
             classes = self.write_text(&mut out);
             out.push_str("</g>");
         }
-        (out, classes, self.used)
+        Painted {
+            svg: out,
+            classes,
+            used: self.used,
+            ink,
+            above,
+        }
     }
 
     /// One path per background colour; runs with the same columns on consecutive rows merge

@@ -170,21 +170,67 @@ impl Appearance {
 
 /// Renders every row of `screen` (the caller chooses the rows by slicing the screen).
 pub fn render_svg(screen: &Screen, appearance: &Appearance, fonts: &Fonts) -> String {
-    render(screen, appearance, fonts, true)
+    let (svg, _) = render(screen, appearance, fonts, true);
+    svg
 }
 
-/// The SVG to rasterise (PNG output): `appearance` drawn in [`TextMode::Outlines`] whatever its
-/// text mode, without the invisible text layer and without embedded fonts. Rasterises like
-/// [`render_svg`]'s picture, with no text layout in the rasteriser (the PNG speed target).
-pub fn render_svg_for_raster(screen: &Screen, appearance: &Appearance, fonts: &Fonts) -> String {
+/// A picture prepared for the rasteriser (see [`render_for_raster`]).
+#[derive(Debug, Clone)]
+pub struct RasterScene {
+    /// SVG of everything under the glyphs: canvas, frame, backgrounds, geometric glyphs,
+    /// colour glyphs (COLR layers, bitmaps) placed with `<use>`.
+    pub below: String,
+    /// Plain glyph outlines, px in canvas coordinates, drawn over `below`.
+    pub ink: Vec<outlines::Ink>,
+    /// SVG of what lies over the glyphs (decorations, cursor), same size and viewBox as
+    /// `below`; `None` when there is nothing.
+    pub above: Option<String>,
+    /// Output px per canvas px (`--size`; 1 without it).
+    pub zoom: f32,
+}
+
+/// `screen` drawn with `appearance` as [`TextMode::Outlines`] whatever its text mode, for a
+/// rasteriser: no invisible text layer (it draws nothing), no embedded fonts, and the plain
+/// glyph outlines as data ([`outlines::Ink`]) rather than SVG. `raster::png_scene` draws it
+/// like [`render_svg`]'s picture with no text layout and no per-glyph SVG parsing.
+pub fn render_for_raster(screen: &Screen, appearance: &Appearance, fonts: &Fonts) -> RasterScene {
     let appearance = Appearance {
         text_mode: TextMode::Outlines,
         ..appearance.clone()
     };
-    render(screen, &appearance, fonts, false)
+    let (below, painted) = render(screen, &appearance, fonts, false);
+    let zoom = {
+        let cell = CellMetrics::new(&fonts.metrics(), appearance.font_size);
+        let rows = screen.rows.len().max(1) + usize::from(appearance.header.is_some());
+        let layout = Layout::new(
+            &appearance.frame,
+            appearance.spacing,
+            cell,
+            screen.width,
+            rows,
+        );
+        let (w, _) = output_size(appearance.size, layout.canvas_width, layout.canvas_height);
+        w / layout.canvas_width
+    };
+    let above = (!painted.above.is_empty()).then(|| {
+        let head = &below[..below.find("</style>").map_or(0, |i| i + "</style>".len())];
+        format!("{head}{}</svg>\n", painted.above)
+    });
+    RasterScene {
+        below,
+        ink: painted.ink,
+        above,
+        zoom,
+    }
 }
 
-fn render(screen: &Screen, appearance: &Appearance, fonts: &Fonts, text_layer: bool) -> String {
+/// The SVG, and the painted grid's leftovers (ink and what goes over it) for the rasteriser.
+fn render(
+    screen: &Screen,
+    appearance: &Appearance,
+    fonts: &Fonts,
+    text_layer: bool,
+) -> (String, grid::Painted) {
     let cell = CellMetrics::new(&fonts.metrics(), appearance.font_size);
     let header_rows = usize::from(appearance.header.is_some());
     let rows = screen.rows.len().max(1) + header_rows;
@@ -236,7 +282,12 @@ fn render(screen: &Screen, appearance: &Appearance, fonts: &Fonts, text_layer: b
         painter.header(header);
     }
     painter.screen(screen, header_rows);
-    let (cells_svg, classes, used_chars) = painter.finish();
+    let mut painted = painter.finish();
+    let (cells_svg, classes) = (
+        std::mem::take(&mut painted.svg),
+        std::mem::take(&mut painted.classes),
+    );
+    let used_chars = std::mem::take(&mut painted.used);
 
     let mut out = String::with_capacity(body.len() + cells_svg.len() + 1024);
     let (width, height) = output_size(appearance.size, layout.canvas_width, layout.canvas_height);
@@ -276,7 +327,7 @@ fn render(screen: &Screen, appearance: &Appearance, fonts: &Fonts, text_layer: b
     out.push_str(&body);
     out.push_str(&cells_svg);
     out.push_str("</svg>\n");
-    out
+    (out, painted)
 }
 
 impl Appearance {

@@ -14,6 +14,7 @@
 //! absolute points so rounding never accumulates.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use base64::Engine as _;
 
@@ -31,18 +32,83 @@ struct GlyphKey {
     size: u32,
 }
 
+/// A glyph's definition, once written.
+#[derive(Debug, Clone)]
+enum Def {
+    /// No ink (spaces, empty outlines): nothing is placed.
+    Empty,
+    /// A plain outline defined in `<defs>`: its id.
+    Path(String),
+    /// A plain outline kept as data for the rasteriser (see [`Outlines::new`]).
+    Ink(Arc<Outline>),
+    /// A colour glyph (COLR layers or a bitmap) defined in `<defs>`: its id.
+    Colour(String),
+}
+
+/// A glyph outline in px at its font size, origin on the baseline, y down.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outline {
+    /// The drawing commands, absolute.
+    pub ops: Vec<PathOp>,
+}
+
+/// One command of an [`Outline`], absolute px.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PathOp {
+    /// Starts a contour at (x, y).
+    Move(f32, f32),
+    /// A line to (x, y).
+    Line(f32, f32),
+    /// A quadratic curve: control point, end point.
+    Quad(f32, f32, f32, f32),
+    /// A cubic curve: two control points, end point.
+    Cubic(f32, f32, f32, f32, f32, f32),
+    /// Closes the contour.
+    Close,
+}
+
+/// A plain outline placed for the rasteriser: its origin (px, canvas coordinates) and colour.
+#[derive(Debug, Clone)]
+pub struct Ink {
+    /// The outline (shared by every placement of the same glyph at the same size).
+    pub outline: Arc<Outline>,
+    /// Origin, px.
+    pub x: f32,
+    /// Baseline, px.
+    pub y: f32,
+    /// Opaque fill.
+    pub fill: Rgb,
+}
+
 /// The glyph definitions and their placements for one picture.
 #[derive(Default)]
 pub struct Outlines {
+    /// Keep plain outlines as [`Ink`] for the rasteriser instead of writing them.
+    ink_mode: bool,
     /// Definitions in order of first use.
     defs: String,
-    /// Id of each glyph's definition; `None` for glyphs with no ink (spaces, empty outlines).
-    ids: HashMap<GlyphKey, Option<String>>,
+    /// Number of ids handed out.
+    next_id: usize,
+    /// Each glyph's definition.
+    ids: HashMap<GlyphKey, Def>,
     /// Per fill colour: the `<use>` elements.
     uses: BTreeMap<Rgb, String>,
+    /// Ink mode: the plain outlines placed, in order.
+    ink: Vec<Ink>,
 }
 
 impl Outlines {
+    /// Glyphs defined once and placed with `<use>` (`ink` false), or, for rasterising, plain
+    /// outlines kept as [`Ink`] data that the rasteriser draws itself (`ink` true: thousands of
+    /// small paths cost resvg far more to parse and fill than a cache of glyph masks); colour
+    /// glyphs still go through `<defs>` and `<use>`.
+    pub fn new(ink: bool) -> Outlines {
+        Outlines {
+            ink_mode: ink,
+            ..Outlines::default()
+        }
+    }
+
     /// Places the glyphs of `shaped` at font size `font_px` (px) with the cluster's origin at
     /// (`x`, `baseline`) (px), filled with `fill` (COLR layers with a palette colour and bitmap
     /// glyphs keep their own colours).
@@ -62,21 +128,33 @@ impl Outlines {
                 glyph: g.id,
                 size,
             };
-            let id = match self.ids.get(&key) {
-                Some(id) => id.clone(),
+            let def = match self.ids.get(&key) {
+                Some(def) => def.clone(),
                 None => {
-                    let id = self.define(fonts, key);
-                    self.ids.insert(key, id.clone());
-                    id
+                    let def = self.define(fonts, key);
+                    self.ids.insert(key, def.clone());
+                    def
                 }
             };
-            let Some(id) = id else { continue };
+            let gx = x + g.x * font_px;
+            let gy = baseline - g.y * font_px;
+            let id = match def {
+                Def::Empty => continue,
+                Def::Ink(outline) => {
+                    self.ink.push(Ink {
+                        outline,
+                        x: gx,
+                        y: gy,
+                        fill,
+                    });
+                    continue;
+                }
+                Def::Path(id) | Def::Colour(id) => id,
+            };
             let out = self.uses.entry(fill).or_default();
             out.push_str("<use href=\"#");
             out.push_str(&id);
             out.push('"');
-            let gx = x + g.x * font_px;
-            let gy = baseline - g.y * font_px;
             for (name, v) in [("x", gx), ("y", gy)] {
                 if (v * 100.0).round() != 0.0 {
                     out.push(' ');
@@ -90,36 +168,48 @@ impl Outlines {
         }
     }
 
-    /// Writes the definition of `key` and returns its id (`None` when it draws nothing).
-    fn define(&mut self, fonts: &Fonts, key: GlyphKey) -> Option<String> {
+    /// Writes the definition of `key` (in ink mode, only colour glyphs are written).
+    fn define(&mut self, fonts: &Fonts, key: GlyphKey) -> Def {
         let font_px = key.size as f32 / 100.0;
-        let body = fonts
+        let ink_mode = self.ink_mode;
+        let glyph = fonts
             .with_face_data(key.face, |data, index| {
                 let face = ttf_parser::Face::parse(data, index).ok()?;
-                glyph_element(&face, ttf_parser::GlyphId(key.glyph), font_px)
+                glyph_art(&face, ttf_parser::GlyphId(key.glyph), font_px, ink_mode)
             })
-            .flatten()?;
-        let id = glyph_id_name(self.ids.values().flatten().count());
-        // `body` is an element missing its id: `<path d…`, `<g>…`, `<image …`.
-        let (tag, rest) = body.split_at(body.find([' ', '>']).unwrap_or(body.len()));
-        self.defs.push_str(tag);
-        self.defs.push_str(" id=\"");
-        self.defs.push_str(&id);
-        self.defs.push('"');
-        if !rest.starts_with(['>', ' ']) {
-            self.defs.push(' ');
+            .flatten();
+        let Some(glyph) = glyph else {
+            return Def::Empty;
+        };
+        if let Art::Ink(outline) = glyph {
+            return Def::Ink(Arc::new(outline));
         }
-        self.defs.push_str(rest);
-        Some(id)
+        let id = glyph_id_name(self.next_id);
+        self.next_id += 1;
+        match glyph {
+            Art::Path(d) => {
+                self.defs.push_str("<path id=\"");
+                self.defs.push_str(&id);
+                self.defs.push_str("\" d=\"");
+                self.defs.push_str(&d);
+                self.defs.push_str("\"/>");
+                Def::Path(id)
+            }
+            Art::Element(tag, rest) => {
+                self.defs.push('<');
+                self.defs.push_str(tag);
+                self.defs.push_str(" id=\"");
+                self.defs.push_str(&id);
+                self.defs.push('"');
+                self.defs.push_str(&rest);
+                Def::Colour(id)
+            }
+            Art::Ink(_) => unreachable!("returned above"),
+        }
     }
 
-    /// True when nothing was placed.
-    pub fn is_empty(&self) -> bool {
-        self.uses.is_empty()
-    }
-
-    /// Appends `<defs>` with every glyph definition, then one `<g fill>` of `<use>`s per colour
-    /// (colours in `Rgb` order). Nothing when no glyph was placed.
+    /// Appends `<defs>` with the glyph definitions, then one `<g fill>` of `<use>`s per colour
+    /// (colours in `Rgb` order). Nothing when no glyph was placed this way.
     pub fn finish(&self, out: &mut String) {
         if self.uses.is_empty() {
             return;
@@ -134,6 +224,11 @@ impl Outlines {
             out.push_str(uses);
             out.push_str("</g>");
         }
+    }
+
+    /// The plain outlines placed in ink mode, in order (empty otherwise).
+    pub fn take_ink(&mut self) -> Vec<Ink> {
+        std::mem::take(&mut self.ink)
     }
 }
 
@@ -151,18 +246,29 @@ fn glyph_id_name(mut n: usize) -> String {
     String::from_utf8(s).unwrap_or_default()
 }
 
-/// The SVG element (without an id) drawing glyph `glyph` of `face` at `font_px` px with its
-/// origin at (0, 0), y down. Tried in resvg's order: a COLR colour glyph, a PNG bitmap glyph,
-/// the outline. `None` when the glyph has no ink.
-fn glyph_element(
+/// How a glyph is drawn.
+enum Art {
+    /// An outline: relative path data from the origin.
+    Path(String),
+    /// A colour glyph: the element's tag and everything after it (attributes, content and end),
+    /// with no id yet: `("g", "><path …/></g>")`, `("image", " x=… href=…/>")`.
+    Element(&'static str, String),
+    /// An outline as data (ink mode).
+    Ink(Outline),
+}
+
+/// Glyph `glyph` of `face` at `font_px` px with its origin at (0, 0), y down. Tried in resvg's
+/// order: a COLR colour glyph, a PNG bitmap glyph, the outline. `None` when it has no ink.
+fn glyph_art(
     face: &ttf_parser::Face<'_>,
     glyph: ttf_parser::GlyphId,
     font_px: f32,
-) -> Option<String> {
+    ink: bool,
+) -> Option<Art> {
     let scale = font_px / f32::from(face.units_per_em().max(1));
     if face.is_color_glyph(glyph) {
-        if let Some(g) = colr_group(face, glyph, scale) {
-            return Some(g);
+        if let Some(layers) = colr_layers(face, glyph, scale) {
+            return Some(Art::Element("g", format!(">{layers}</g>")));
         }
     }
     if let Some(img) = face.glyph_raster_image(glyph, u16::MAX) {
@@ -170,7 +276,7 @@ fn glyph_element(
             // usvg's cbdt_transform: the image's bottom-left corner at (x, y) pixels of the
             // strike from the origin, scaled by font size / strike ppem.
             let s = font_px / f32::from(img.pixels_per_em);
-            let mut e = String::from("<image x=\"");
+            let mut e = String::from(" x=\"");
             push_num(&mut e, f32::from(img.x) * s);
             e.push_str("\" y=\"");
             push_num(&mut e, -(f32::from(img.y) + f32::from(img.height)) * s);
@@ -181,11 +287,53 @@ fn glyph_element(
             e.push_str("\" href=\"data:image/png;base64,");
             base64::engine::general_purpose::STANDARD.encode_string(img.data, &mut e);
             e.push_str("\"/>");
-            return Some(e);
+            return Some(Art::Element("image", e));
         }
     }
-    let d = outline_d(face, glyph, scale)?;
-    Some(format!("<path d=\"{d}\"/>"))
+    if ink {
+        let mut ops = OpsWriter {
+            scale,
+            ops: Vec::new(),
+        };
+        face.outline_glyph(glyph, &mut ops)?;
+        return (!ops.ops.is_empty()).then_some(Art::Ink(Outline { ops: ops.ops }));
+    }
+    outline_d(face, glyph, scale).map(Art::Path)
+}
+
+/// Records an outline as [`PathOp`]s in px, y down.
+struct OpsWriter {
+    scale: f32,
+    ops: Vec<PathOp>,
+}
+
+impl ttf_parser::OutlineBuilder for OpsWriter {
+    fn move_to(&mut self, x: f32, y: f32) {
+        let s = self.scale;
+        self.ops.push(PathOp::Move(x * s, -y * s));
+    }
+    fn line_to(&mut self, x: f32, y: f32) {
+        let s = self.scale;
+        self.ops.push(PathOp::Line(x * s, -y * s));
+    }
+    fn quad_to(&mut self, x1: f32, y1: f32, x: f32, y: f32) {
+        let s = self.scale;
+        self.ops.push(PathOp::Quad(x1 * s, -y1 * s, x * s, -y * s));
+    }
+    fn curve_to(&mut self, x1: f32, y1: f32, x2: f32, y2: f32, x: f32, y: f32) {
+        let s = self.scale;
+        self.ops.push(PathOp::Cubic(
+            x1 * s,
+            -y1 * s,
+            x2 * s,
+            -y2 * s,
+            x * s,
+            -y * s,
+        ));
+    }
+    fn close(&mut self) {
+        self.ops.push(PathOp::Close);
+    }
 }
 
 /// Relative path data of a glyph's outline in px (y down), `None` when it has no contours.
@@ -207,10 +355,10 @@ const FOREGROUND: ttf_parser::RgbaColor = ttf_parser::RgbaColor {
     alpha: 0,
 };
 
-/// A COLR glyph as `<g>` with one path per layer, palette 0. Layers in the text colour inherit
+/// The layers of a COLR glyph, one `<path>` each, palette 0. Layers in the text colour inherit
 /// the `<use>`'s fill; gradients (COLR v1) are drawn in the text colour (a documented
 /// simplification); clips, transforms and blend modes of COLR v1 are ignored.
-fn colr_group(
+fn colr_layers(
     face: &ttf_parser::Face<'_>,
     glyph: ttf_parser::GlyphId,
     scale: f32,
@@ -262,10 +410,7 @@ fn colr_group(
         out: String::new(),
     };
     face.paint_color_glyph(glyph, 0, FOREGROUND, &mut layers)?;
-    if layers.out.is_empty() {
-        return None;
-    }
-    Some(format!("<g>{}</g>", layers.out))
+    (!layers.out.is_empty()).then_some(layers.out)
 }
 
 /// Writes compact relative path data (hundredths of a px) from font-unit outlines.
