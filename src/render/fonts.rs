@@ -1413,6 +1413,74 @@ mod tests {
     }
 
     #[test]
+    fn fallback_faces_are_embedded_except_bitmap_emoji() {
+        let fonts = Fonts::new();
+        let cjk = fonts.resolve("中", FaceStyle::Regular);
+        let emoji = fonts.resolve("🚀", FaceStyle::Regular);
+        assert!(matches!(cjk.face, FaceId::System(_)), "{cjk:?}");
+        assert!(matches!(emoji.face, FaceId::System(_)), "{emoji:?}");
+        let used: BTreeMap<FaceId, BTreeSet<char>> = [
+            (FaceId::Bundled(FaceStyle::Bold), chars("ab")),
+            (cjk.face, chars("中")),
+            (emoji.face, chars("🚀")),
+        ]
+        .into_iter()
+        .collect();
+        let css = fonts.embed_css(&used);
+        let rules: Vec<&str> = css.split_inclusive(")}").collect();
+        assert_eq!(rules.len(), 2, "bundled bold and the CJK face; no emoji");
+        assert!(rules[0].starts_with("@font-face{font-family:\"JetBrains Mono\";font-weight:700;"));
+        assert!(rules[1].starts_with(
+            "@font-face{font-family:\"WenQuanYi Micro Hei\";font-weight:400;font-style:normal;\
+             src:url(data:font/ttf;base64,"
+        ));
+        let err = fonts
+            .with_face_data(emoji.face, |data, index| {
+                subset_face(data, index, &chars("🚀"))
+            })
+            .unwrap()
+            .unwrap_err();
+        assert!(err.contains("no outlines"), "{err}");
+        let font = fonts
+            .with_face_data(cjk.face, |data, index| {
+                subset_face(data, index, &chars("中"))
+            })
+            .unwrap()
+            .unwrap();
+        assert_no_hinting(&font);
+        assert_eq!(checksum(&font), 0xB1B0_AFBA);
+    }
+
+    #[test]
+    fn shaping_follows_the_fallback_chain() {
+        let fonts = Fonts::new();
+        let a = fonts.shape("a", FaceStyle::Bold);
+        assert_eq!(a.face, FaceId::Bundled(FaceStyle::Bold));
+        assert_eq!(a.glyphs.len(), 1);
+        assert_ne!(a.glyphs[0].id, 0);
+        let cjk = fonts.shape("中", FaceStyle::Regular);
+        assert_eq!(cjk.face, fonts.resolve("中", FaceStyle::Regular).face);
+        assert!(cjk.glyphs.iter().all(|g| g.id != 0), "{cjk:?}");
+        // e + combining acute: the shaper composes the face's precomposed é.
+        let e = fonts.shape("e\u{301}", FaceStyle::Regular);
+        let face = ttf_parser::Face::parse(bundled_bytes(FaceStyle::Regular), 0).unwrap();
+        let ids: Vec<u16> = e.glyphs.iter().map(|g| g.id).collect();
+        assert_eq!(ids, [face.glyph_index('é').unwrap().0], "{e:?}");
+        // Nothing covers it: the bundled face's replacement box, one per code point.
+        let none = Fonts::bundled_only().shape("\u{10FFFD}", FaceStyle::Regular);
+        assert_eq!(none.face, FaceId::Bundled(FaceStyle::Regular));
+        assert_eq!(none.glyphs.iter().map(|g| g.id).collect::<Vec<_>>(), [0]);
+        // Ignorables the face lacks (a tag character) draw nothing, not a replacement box.
+        let tag = Fonts::bundled_only().shape("a\u{E0041}", FaceStyle::Regular);
+        assert_eq!(
+            tag.glyphs[0].id,
+            face.glyph_index('a').unwrap().0,
+            "{tag:?}"
+        );
+        assert!(tag.glyphs.iter().all(|g| g.id != 0), "{tag:?}");
+    }
+
+    #[test]
     fn timings() {
         let t = Instant::now();
         let fonts = Fonts::new();

@@ -574,6 +574,90 @@ mod tests {
         );
     }
 
+    /// `font` with `extra` tables added (directory rewritten in tag order; checksums left 0,
+    /// which ttf-parser does not check).
+    fn with_tables(font: &[u8], extra: &[(&[u8; 4], Vec<u8>)]) -> Vec<u8> {
+        let be16 = |at: usize| usize::from(u16::from_be_bytes([font[at], font[at + 1]]));
+        let be32 = |at: usize| u32::from_be_bytes(font[at..at + 4].try_into().unwrap()) as usize;
+        let mut tables: BTreeMap<[u8; 4], Vec<u8>> = BTreeMap::new();
+        for i in 0..be16(4) {
+            let rec = 12 + 16 * i;
+            let (offset, len) = (be32(rec + 8), be32(rec + 12));
+            tables.insert(
+                font[rec..rec + 4].try_into().unwrap(),
+                font[offset..offset + len].to_vec(),
+            );
+        }
+        for (tag, data) in extra {
+            tables.insert(**tag, data.clone());
+        }
+        let mut out = font[..12].to_vec();
+        out[4..6].copy_from_slice(&(tables.len() as u16).to_be_bytes());
+        let mut offset = 12 + 16 * tables.len();
+        for (tag, data) in &tables {
+            out.extend_from_slice(tag);
+            out.extend_from_slice(&[0; 4]);
+            out.extend_from_slice(&(offset as u32).to_be_bytes());
+            out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+            offset += data.len().next_multiple_of(4);
+        }
+        for data in tables.values() {
+            out.extend_from_slice(data);
+            out.resize(out.len().next_multiple_of(4), 0);
+        }
+        out
+    }
+
+    #[test]
+    fn colr_layers_keep_palette_colours_and_the_text_colour() {
+        let bundled = crate::render::fonts::bundled_faces()[0].1;
+        let plain = ttf_parser::Face::parse(bundled, 0).unwrap();
+        let gid = |c: char| plain.glyph_index(c).unwrap().0;
+        let (base, under, over) = (gid('A'), gid('O'), gid('x'));
+        let mut colr = Vec::new();
+        for v in [0u16, 1] {
+            colr.extend_from_slice(&v.to_be_bytes()); // version 0, one base glyph
+        }
+        colr.extend_from_slice(&14u32.to_be_bytes()); // base glyph records
+        colr.extend_from_slice(&20u32.to_be_bytes()); // layer records
+        for v in [2u16, base, 0, 2, under, 0, over, 0xFFFF] {
+            colr.extend_from_slice(&v.to_be_bytes()); // 2 layers; O in palette 0, x in text colour
+        }
+        let mut cpal = Vec::new();
+        for v in [0u16, 1, 1, 1] {
+            cpal.extend_from_slice(&v.to_be_bytes()); // version 0, 1 entry, 1 palette, 1 colour
+        }
+        cpal.extend_from_slice(&14u32.to_be_bytes());
+        cpal.extend_from_slice(&0u16.to_be_bytes());
+        cpal.extend_from_slice(&[0x00, 0x00, 0xFF, 0x80]); // BGRA: red, half transparent
+        let font = with_tables(bundled, &[(b"COLR", colr), (b"CPAL", cpal)]);
+        let face = ttf_parser::Face::parse(&font, 0).unwrap();
+        assert!(face.is_color_glyph(ttf_parser::GlyphId(base)));
+        let scale = 14.0 / f32::from(face.units_per_em());
+        let d = |g: u16| outline_d(&face, ttf_parser::GlyphId(g), scale).unwrap();
+        for ink in [false, true] {
+            let Some(Art::Element(tag, rest)) =
+                glyph_art(&face, ttf_parser::GlyphId(base), 14.0, ink)
+            else {
+                panic!("a colour glyph is an element");
+            };
+            assert_eq!(tag, "g");
+            assert_eq!(
+                rest,
+                format!(
+                    "><path fill=\"#ff0000\" fill-opacity=\"0.5\" d=\"{}\"/><path d=\"{}\"/></g>",
+                    d(under),
+                    d(over)
+                )
+            );
+        }
+        // A glyph without colour layers is a plain outline.
+        assert!(matches!(
+            glyph_art(&face, ttf_parser::GlyphId(under), 14.0, false),
+            Some(Art::Path(p)) if p == d(under)
+        ));
+    }
+
     #[test]
     fn glyph_ids_are_short_and_unique() {
         assert_eq!(glyph_id_name(0), "A");
