@@ -127,10 +127,11 @@ fn bench_render(c: &mut Criterion) {
         "render_200x50: outlines are {:.2}× the bytes of text with embedded fonts",
         sizes[2] as f64 / sizes[1] as f64
     );
-    let raster_svg = render_for_raster(&screen, &embed, &fonts).below;
+    let scene = render_for_raster(&screen, &embed, &fonts);
     eprintln!(
-        "render_200x50/outlines_for_raster: SVG is {} bytes (no text layer)",
-        raster_svg.len()
+        "render_200x50/png: the rasteriser gets {} bytes of SVG and {} glyph outlines",
+        scene.below.len() + scene.above.map_or(0, |a| a.len()),
+        scene.ink.len()
     );
 
     let mut group = c.benchmark_group("render_200x50");
