@@ -170,8 +170,7 @@ impl Appearance {
 
 /// Renders every row of `screen` (the caller chooses the rows by slicing the screen).
 pub fn render_svg(screen: &Screen, appearance: &Appearance, fonts: &Fonts) -> String {
-    let (svg, _) = render(screen, appearance, fonts, true);
-    svg
+    render(screen, appearance, fonts, true).0
 }
 
 /// A picture prepared for the rasteriser (see [`render_for_raster`]).
@@ -198,20 +197,7 @@ pub fn render_for_raster(screen: &Screen, appearance: &Appearance, fonts: &Fonts
         text_mode: TextMode::Outlines,
         ..appearance.clone()
     };
-    let (below, painted) = render(screen, &appearance, fonts, false);
-    let zoom = {
-        let cell = CellMetrics::new(&fonts.metrics(), appearance.font_size);
-        let rows = screen.rows.len().max(1) + usize::from(appearance.header.is_some());
-        let layout = Layout::new(
-            &appearance.frame,
-            appearance.spacing,
-            cell,
-            screen.width,
-            rows,
-        );
-        let (w, _) = output_size(appearance.size, layout.canvas_width, layout.canvas_height);
-        w / layout.canvas_width
-    };
+    let (below, painted, zoom) = render(screen, &appearance, fonts, false);
     let above = (!painted.above.is_empty()).then(|| {
         let head = &below[..below.find("</style>").map_or(0, |i| i + "</style>".len())];
         format!("{head}{}</svg>\n", painted.above)
@@ -224,13 +210,14 @@ pub fn render_for_raster(screen: &Screen, appearance: &Appearance, fonts: &Fonts
     }
 }
 
-/// The SVG, and the painted grid's leftovers (ink and what goes over it) for the rasteriser.
+/// The SVG, the painted grid's leftovers (ink and what goes over it) for the rasteriser, and
+/// the output px per canvas px.
 fn render(
     screen: &Screen,
     appearance: &Appearance,
     fonts: &Fonts,
     text_layer: bool,
-) -> (String, grid::Painted) {
+) -> (String, grid::Painted, f32) {
     let cell = CellMetrics::new(&fonts.metrics(), appearance.font_size);
     let header_rows = usize::from(appearance.header.is_some());
     let rows = screen.rows.len().max(1) + header_rows;
@@ -327,7 +314,7 @@ fn render(
     out.push_str(&body);
     out.push_str(&cells_svg);
     out.push_str("</svg>\n");
-    (out, painted)
+    (out, painted, width / layout.canvas_width)
 }
 
 impl Appearance {

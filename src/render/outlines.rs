@@ -8,6 +8,9 @@
 //! grid position (the origin on the baseline), inside one `<g fill>` per colour. Glyph ids are
 //! `A`, `B`, … `Z`, `BA`, … in order of first use, so the output is deterministic.
 //!
+//! For the rasteriser ([`Outlines::new`] with `ink`), plain outlines are kept as [`Ink`] data
+//! instead, which `raster::png_scene` draws from cached coverage masks.
+//!
 //! Geometry follows the same transforms resvg applies to text (usvg's `outline_transform` and
 //! `cbdt_transform`), so an outlines picture rasterises like the text picture. Coordinates are
 //! px rounded to hundredths; path data is relative, each step computed from the rounded
