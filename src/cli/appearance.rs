@@ -64,7 +64,7 @@ pub struct AppearanceArgs {
     /// Do not embed font subsets (smaller files; viewers use their own fonts).
     #[arg(long)]
     pub no_embed_font: bool,
-    /// How glyphs are drawn: text (selectable <text> with embedded font subsets) or outlines
+    /// How glyphs are drawn: text (selectable text elements with embedded font subsets) or outlines
     /// (every glyph as a path or image, the same in every viewer; the text stays selectable
     /// as an invisible layer). Default: text.
     #[arg(long, value_name = "MODE", value_parser = parse_text_mode)]

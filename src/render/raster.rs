@@ -45,7 +45,7 @@ pub fn png(svg: &str, scale: f32) -> Result<Vec<u8>, String> {
 /// anti-aliasing and composited source-over wherever it is placed), then its `above` SVG.
 /// Looks like the [`super::render_svg`] picture rasterised by resvg.
 ///
-/// Errors: as [`png`].
+/// Errors: as [`png()`].
 pub fn png_scene(scene: &RasterScene, scale: f32) -> Result<Vec<u8>, String> {
     let mut pixmap = draw_svg(&scene.below, scale)?;
     let k = scale * scene.zoom;
