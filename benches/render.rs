@@ -1,13 +1,16 @@
-//! Render benchmark: a 200×50 screen of mixed styles to SVG, without and with embedded fonts.
+//! Render benchmark: a 200×50 screen of mixed styles to SVG, without and with embedded fonts,
+//! in outlines mode, and to PNG.
 //!
-//! Targets (issue): ≤ 2 ms without font embedding, ≤ 5 ms with it.
+//! Targets (issues): ≤ 2 ms without font embedding, ≤ 5 ms with it; PNG ≤ 50 ms; outlines no
+//! more than 3× the bytes of text with embedded fonts (the sizes are printed before the runs).
 //!
 //! Run with `cargo bench --bench render`.
 
 use std::fmt::Write;
 use std::hint::black_box;
 
-use console2svg::render::{fonts::Fonts, render_svg, Appearance};
+use console2svg::output::Format;
+use console2svg::render::{fonts::Fonts, render_for_raster, render_svg, Appearance, TextMode};
 use console2svg::term::{Emulator, Screen};
 use criterion::{criterion_group, criterion_main, Criterion};
 
@@ -104,12 +107,32 @@ fn bench_render(c: &mut Criterion) {
         ..Appearance::default()
     };
     let embed = Appearance::default();
+    let outlines = Appearance {
+        text_mode: TextMode::Outlines,
+        ..Appearance::default()
+    };
 
     // Warm the font caches (including the CJK system-font fallback) and report the sizes.
-    for (name, appearance) in [("no_embed", &no_embed), ("embed", &embed)] {
+    let mut sizes = Vec::new();
+    for (name, appearance) in [
+        ("no_embed", &no_embed),
+        ("embed", &embed),
+        ("outlines", &outlines),
+    ] {
         let svg = render_svg(&screen, appearance, &fonts);
         eprintln!("render_200x50/{name}: SVG is {} bytes", svg.len());
+        sizes.push(svg.len());
     }
+    eprintln!(
+        "render_200x50: outlines are {:.2}× the bytes of text with embedded fonts",
+        sizes[2] as f64 / sizes[1] as f64
+    );
+    let scene = render_for_raster(&screen, &embed, &fonts);
+    eprintln!(
+        "render_200x50/png: the rasteriser gets {} bytes of SVG and {} glyph outlines",
+        scene.below.len() + scene.above.map_or(0, |a| a.len()),
+        scene.ink.len()
+    );
 
     let mut group = c.benchmark_group("render_200x50");
     group.bench_function("no_embed", |b| {
@@ -118,17 +141,15 @@ fn bench_render(c: &mut Criterion) {
     group.bench_function("embed", |b| {
         b.iter(|| render_svg(black_box(&screen), black_box(&embed), &fonts))
     });
-    // The whole PNG path: render, rasterise with resvg at scale 1, encode (target ≤ 50 ms).
-    let png =
-        console2svg::render::raster::png(&render_svg(&screen, &no_embed, &fonts), 1.0).unwrap();
+    group.bench_function("outlines", |b| {
+        b.iter(|| render_svg(black_box(&screen), black_box(&outlines), &fonts))
+    });
+    // The whole PNG path of `-o x.png`: render (outlines, no text layer), rasterise with resvg
+    // at scale 1, encode (target ≤ 50 ms).
+    let png = Format::Png.render(&screen, &embed, &fonts, 1.0).unwrap();
     eprintln!("render_200x50/png: PNG is {} bytes", png.len());
     group.bench_function("png", |b| {
-        b.iter(|| {
-            console2svg::render::raster::png(
-                &render_svg(black_box(&screen), black_box(&no_embed), &fonts),
-                1.0,
-            )
-        })
+        b.iter(|| Format::Png.render(black_box(&screen), black_box(&embed), &fonts, 1.0))
     });
     group.finish();
 }

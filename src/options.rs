@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::render::{self, chrome, layout::Spacing, theme, Appearance, Background, OutputSize};
+use crate::render::{
+    self, chrome, layout::Spacing, theme, Appearance, Background, OutputSize, TextMode,
+};
 use crate::term::Rgb;
 
 /// Terminal size options.
@@ -84,6 +86,9 @@ pub struct AppearanceOptions {
     /// Embed font subsets (`--no-embed-font` sets false).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub embed_font: Option<bool>,
+    /// `text` or `outlines` (`--text-mode`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text_mode: Option<TextMode>,
 }
 
 /// The `options:` block of a config file or scenario document.
@@ -133,7 +138,8 @@ impl AppearanceOptions {
             prompt,
             cursor,
             bold_is_bright,
-            embed_font
+            embed_font,
+            text_mode
         );
         out
     }
@@ -214,6 +220,7 @@ impl AppearanceOptions {
             bold_is_bright: self.bold_is_bright.unwrap_or(false),
             embed_fonts: self.embed_font.unwrap_or(true),
             size: self.size.as_deref().map(parse_size).transpose()?,
+            text_mode: self.text_mode.unwrap_or_default(),
             frame,
             theme,
         })
@@ -448,6 +455,28 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(bad.resolve(None).unwrap_err(), "opacity: 2 is not in 0..=1");
+    }
+
+    #[test]
+    fn text_mode_is_a_key_that_stacks() {
+        let base: Options = serde_yaml_ng::from_str("{appearance: {text-mode: outlines}}").unwrap();
+        assert_eq!(
+            base.appearance().resolve(None).unwrap().text_mode,
+            TextMode::Outlines
+        );
+        let top: Options = serde_yaml_ng::from_str("{appearance: {text-mode: text}}").unwrap();
+        assert_eq!(
+            base.overlay(&top).appearance().text_mode,
+            Some(TextMode::Text)
+        );
+        assert_eq!(
+            AppearanceOptions::default()
+                .resolve(None)
+                .unwrap()
+                .text_mode,
+            TextMode::Text
+        );
+        assert!(serde_yaml_ng::from_str::<Options>("{appearance: {text-mode: paths}}").is_err());
     }
 
     #[test]

@@ -5,6 +5,9 @@ use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+use crate::render::{self, fonts::Fonts, Appearance};
+use crate::term::Screen;
+
 /// Formats an artifact can be written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -22,13 +25,24 @@ impl Format {
         }
     }
 
-    /// The bytes of `svg` in this format; `scale` applies to raster formats.
+    /// `screen` drawn with `appearance` in this format; `scale` applies to raster formats.
+    /// SVG is [`render::render_svg`]; PNG rasterises [`render::render_for_raster`] (glyphs as
+    /// outlines, so the rasteriser lays out no text: the same picture, much faster).
     ///
     /// Errors: as `render::raster::png`.
-    pub fn encode(self, svg: String, scale: f32) -> Result<Vec<u8>, String> {
+    pub fn render(
+        self,
+        screen: &Screen,
+        appearance: &Appearance,
+        fonts: &Fonts,
+        scale: f32,
+    ) -> Result<Vec<u8>, String> {
         match self {
-            Format::Svg => Ok(svg.into_bytes()),
-            Format::Png => crate::render::raster::png(&svg, scale),
+            Format::Svg => Ok(render::render_svg(screen, appearance, fonts).into_bytes()),
+            Format::Png => render::raster::png_scene(
+                &render::render_for_raster(screen, appearance, fonts),
+                scale,
+            ),
         }
     }
 

@@ -535,15 +535,14 @@ fn png_output_in_process() {
     assert_eq!((b.width(), b.height()), (368, 68), "--scale 2");
     // The red cells are red, and the PNG agrees with resvg's rendering of the SVG.
     assert!(distance(pixel(&a, 12, 10), rgb("#cd3131")) <= 2);
+    // PNG glyphs are drawn from their outlines (no text layout): within anti-aliasing
+    // rounding of resvg's text, and the text does show.
     let reference = raster(&svg, 1.0);
-    assert_eq!(a.data().len(), reference.data().len());
-    let differing = a
-        .data()
-        .chunks(4)
-        .zip(reference.data().chunks(4))
-        .filter(|(p, q)| p != q)
-        .count();
-    assert_eq!(differing, 0, "same renderer, same fonts, same pixels");
+    let (over, max) = raster_diff(&a, &reference, 64);
+    assert_eq!(over, 0, "same picture (largest channel difference {max})");
+    assert!(max <= 64);
+    let (blank, _) = raster_diff(&reference, &raster_without_fonts(&svg, 1.0), 64);
+    assert!(blank > 10, "the glyphs are in the comparison");
     let out = console2svg()
         .args([
             "--format", "png", "--stdout", "-w", "10", "--", "printf", "x",

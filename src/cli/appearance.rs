@@ -4,6 +4,7 @@
 use clap::Args;
 
 use crate::options::{self, AppearanceOptions};
+use crate::render::TextMode;
 use crate::term::Rgb;
 
 /// Appearance flags (shared/spec/console2svg-contract.md, "capture options").
@@ -63,6 +64,11 @@ pub struct AppearanceArgs {
     /// Do not embed font subsets (smaller files; viewers use their own fonts).
     #[arg(long)]
     pub no_embed_font: bool,
+    /// How glyphs are drawn: text (selectable text elements with embedded font subsets) or outlines
+    /// (every glyph as a path or image, the same in every viewer; the text stays selectable
+    /// as an invisible layer). Default: text.
+    #[arg(long, value_name = "MODE", value_parser = parse_text_mode)]
+    pub text_mode: Option<TextMode>,
 }
 
 impl AppearanceArgs {
@@ -87,12 +93,17 @@ impl AppearanceArgs {
             cursor: self.no_cursor.then_some(false),
             bold_is_bright: self.bold_is_bright.then_some(true),
             embed_font: self.no_embed_font.then_some(false),
+            text_mode: self.text_mode,
         }
     }
 }
 
 fn parse_color(s: &str) -> Result<Rgb, String> {
     Rgb::parse_hex(s).ok_or_else(|| format!("'{s}' is not a colour (#rgb or #rrggbb)"))
+}
+
+fn parse_text_mode(s: &str) -> Result<TextMode, String> {
+    s.parse()
 }
 
 fn parse_unit(s: &str) -> Result<f32, String> {

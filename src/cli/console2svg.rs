@@ -13,7 +13,7 @@ use super::CliError;
 use crate::capture::{self, Capture, CommandCapture, Status};
 use crate::output::{self, Format};
 use crate::pty::SpawnSpec;
-use crate::render::{self, fonts::Fonts, theme};
+use crate::render::{fonts::Fonts, theme};
 use crate::term::QueryColors;
 
 /// Subcommands; anything else as the first argument means `capture` (the legacy root form).
@@ -313,10 +313,7 @@ fn run_capture(args: CaptureArgs, config: Option<PathBuf>) -> Result<(), CliErro
     } else {
         full.into_content()
     };
-    let fonts = Fonts::new();
-    let svg = render::render_svg(&screen, &appearance, &fonts);
-
-    let bytes = format.encode(svg, args.scale)?;
+    let bytes = format.render(&screen, &appearance, &Fonts::new(), args.scale)?;
     if args.stdout {
         let mut out = std::io::stdout().lock();
         out.write_all(&bytes)

@@ -389,12 +389,12 @@ fn capture(
     if args.no_cursor {
         screen.cursor.visible = false;
     }
-    let svg = render::render_svg(&screen, &appearance, &Fonts::new());
+    let fonts = Fonts::new();
     let state = snap["state"].clone();
     match out {
         Some((out, scale)) => {
             let bytes = format
-                .encode(svg, scale)
+                .render(&screen, &appearance, &fonts, scale)
                 .map_err(err(ErrorCode::InvalidRequest))?;
             crate::output::write_atomic(out, &bytes).map_err(err(ErrorCode::IoError))?;
             let cwd = std::env::current_dir()
@@ -415,6 +415,7 @@ fn capture(
         }
         None => {
             let path = crate::host::inspect::new_inspection().map_err(err(ErrorCode::IoError))?;
+            let svg = render::render_svg(&screen, &appearance, &fonts);
             crate::output::write_private(&path, svg.as_bytes()).map_err(err(ErrorCode::IoError))?;
             client::request(&Request::Record {
                 id: id.to_string(),

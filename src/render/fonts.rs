@@ -106,6 +106,51 @@ pub struct Resolved {
     pub advance: f32,
     /// False when no face covers it (a replacement box is shown).
     pub found: bool,
+    /// The face itself (the bundled face of the style when nothing covers the cluster).
+    pub face: FaceId,
+}
+
+/// Which face drew a cluster: one of the bundled styles, or a system face (an index into this
+/// [`Fonts`]' scan of the system's fonts; meaningful only for the `Fonts` that returned it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FaceId {
+    /// A bundled JetBrains Mono face.
+    Bundled(FaceStyle),
+    /// A system face found by the fallback chain.
+    System(usize),
+}
+
+/// One glyph of a shaped cluster.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ShapedGlyph {
+    /// Glyph id in the face (0 is `.notdef`, the replacement box).
+    pub id: u16,
+    /// Offset of the glyph's origin from the cluster's origin, em (x to the right).
+    pub x: f32,
+    /// Offset of the glyph's origin from the baseline, em (y up, as in the font).
+    pub y: f32,
+}
+
+/// A cluster shaped with rustybuzz in the face [`Fonts::resolve`] picks for it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shaped {
+    /// The face the glyph ids belong to.
+    pub face: FaceId,
+    /// The glyphs in visual order.
+    pub glyphs: Vec<ShapedGlyph>,
+    /// Total advance, em (as [`Resolved::advance`]).
+    pub advance: f32,
+}
+
+/// What an `@font-face` rule needs to know about a face.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FaceInfo {
+    /// Real family name (the first one fontdb reports).
+    pub family: String,
+    /// CSS weight, 100–900.
+    pub weight: u16,
+    /// True for italic and oblique faces.
+    pub italic: bool,
 }
 
 /// Family name of the bundled faces.
@@ -137,13 +182,13 @@ fn bundled_bytes(style: FaceStyle) -> &'static [u8] {
     bundled_faces()[style.slot()].1
 }
 
-/// Failure to subset a bundled face for embedding.
+/// Failure to subset a face for embedding.
 #[derive(Debug, thiserror::Error)]
-#[error("cannot subset the bundled {style:?} face: {reason}")]
+#[error("cannot subset the {face:?} face: {reason}")]
 pub struct SubsetError {
     /// The face that failed.
-    pub style: FaceStyle,
-    /// What allsorts reported.
+    pub face: FaceId,
+    /// What allsorts reported, or why the face is not embedded.
     pub reason: String,
 }
 
@@ -157,13 +202,34 @@ pub struct SubsetError {
 /// Deterministic: the same input gives the same bytes. Errors: [`SubsetError`] when allsorts
 /// cannot parse or write the face (not expected for the bundled files).
 pub fn subset_bundled(style: FaceStyle, chars: &BTreeSet<char>) -> Result<Vec<u8>, SubsetError> {
+    subset_face(bundled_bytes(style), 0, chars).map_err(|reason| SubsetError {
+        face: FaceId::Bundled(style),
+        reason,
+    })
+}
+
+/// A subset of face `index` of the font file `data` (a `.ttf`, `.otf` or collection) holding
+/// `.notdef` and the glyphs of `chars`, made by allsorts as [`subset_bundled`] describes. A
+/// `glyf` face loses its hinting; a CFF face is kept as allsorts writes it.
+///
+/// Faces without outlines are refused: a colour-bitmap face (CBDT/CBLC or `sbix`, such as
+/// Noto Color Emoji) has no `glyf` or `CFF ` table, allsorts' subsets keep no bitmap tables,
+/// and browsers would get an empty font. Such glyphs are left to the viewer's own emoji font
+/// in text mode; `--text-mode outlines` draws them as embedded PNGs instead.
+///
+/// Errors: a message when the face has no outlines or allsorts cannot read or write it.
+pub fn subset_face(data: &[u8], index: u32, chars: &BTreeSet<char>) -> Result<Vec<u8>, String> {
     use allsorts::binary::read::ReadScope;
     use allsorts::subset::{subset, CmapTarget, SubsetProfile};
     use allsorts::tables::OpenTypeFont;
 
-    let fail = |reason: String| SubsetError { style, reason };
-    let bytes = bundled_bytes(style);
-    let face = ttf_parser::Face::parse(bytes, 0).map_err(|e| fail(e.to_string()))?;
+    let face = ttf_parser::Face::parse(data, index).map_err(|e| e.to_string())?;
+    let raw = face.raw_face();
+    let has = |tag: &[u8; 4]| raw.table(ttf_parser::Tag::from_bytes(tag)).is_some();
+    let glyf = has(b"glyf");
+    if !glyf && !has(b"CFF ") {
+        return Err("the face has no outlines (a bitmap font); not embedded".into());
+    }
     let mut ids: Vec<u16> = chars
         .iter()
         .filter_map(|&c| face.glyph_index(c))
@@ -174,18 +240,23 @@ pub fn subset_bundled(style: FaceStyle, chars: &BTreeSet<char>) -> Result<Vec<u8
     ids.dedup();
     ids.insert(0, 0);
 
-    let font = ReadScope::new(bytes)
+    let font = ReadScope::new(data)
         .read::<OpenTypeFont<'_>>()
-        .map_err(|e| fail(e.to_string()))?;
-    let provider = font.table_provider(0).map_err(|e| fail(e.to_string()))?;
+        .map_err(|e| e.to_string())?;
+    let provider = font
+        .table_provider(index as usize)
+        .map_err(|e| e.to_string())?;
     let font = subset(
         &provider,
         &ids,
         &SubsetProfile::Minimal,
         CmapTarget::Unicode,
     )
-    .map_err(|e| fail(format!("{e:?}")))?;
-    strip_hinting(&font).ok_or_else(|| fail("malformed subset from allsorts".into()))
+    .map_err(|e| format!("{e:?}"))?;
+    if !glyf {
+        return Ok(font);
+    }
+    strip_hinting(&font).ok_or_else(|| "malformed subset from allsorts".into())
 }
 
 fn be16(b: &[u8], at: usize) -> Option<u16> {
@@ -388,6 +459,7 @@ pub struct Fonts {
     use_system: bool,
     system: OnceLock<SystemFonts>,
     cache: Mutex<[HashMap<String, Resolved>; 4]>,
+    shaped: Mutex<[HashMap<String, Arc<Shaped>>; 4]>,
 }
 
 impl Fonts {
@@ -422,6 +494,7 @@ impl Fonts {
             use_system,
             system: OnceLock::new(),
             cache: Mutex::new(Default::default()),
+            shaped: Mutex::new(Default::default()),
         }
     }
 
@@ -493,18 +566,20 @@ impl Fonts {
             bundled: true,
             advance,
             found,
+            face: FaceId::Bundled(style),
         };
         if let Some(advance) = shape_covers(self.shaper(style), cluster) {
             return bundled(advance, true);
         }
         if self.use_system {
             let system = self.system.get_or_init(SystemFonts::load);
-            if let Some((family, advance)) = system.find(cluster, style) {
+            if let Some((index, advance)) = system.find(cluster, style) {
                 return Resolved {
-                    family,
+                    family: system.faces[index].family.clone(),
                     bundled: false,
                     advance,
                     found: true,
+                    face: FaceId::System(index),
                 };
             }
         }
@@ -512,31 +587,111 @@ impl Fonts {
         bundled(cells * self.metrics.advance, false)
     }
 
-    /// `@font-face` rules embedding subsets of the bundled faces with the given characters.
+    /// Shapes `cluster` in `style` with rustybuzz in the face [`Fonts::resolve`] picks (the
+    /// same fallback chain; when nothing covers it, the bundled face's `.notdef` boxes).
+    /// Results are cached per (cluster, style).
+    pub fn shape(&self, cluster: &str, style: FaceStyle) -> Arc<Shaped> {
+        let lock = || self.shaped.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(hit) = lock()[style.slot()].get(cluster) {
+            return hit.clone();
+        }
+        let resolved = self.resolve(cluster, style);
+        let glyphs = self
+            .with_face_data(resolved.face, |data, index| {
+                let face = rustybuzz::Face::from_slice(data, index)?;
+                Some(shape_glyphs(&face, cluster))
+            })
+            .flatten()
+            .unwrap_or_default();
+        let shaped = Arc::new(Shaped {
+            face: resolved.face,
+            glyphs,
+            advance: resolved.advance,
+        });
+        lock()[style.slot()].insert(cluster.to_string(), shaped.clone());
+        shaped
+    }
+
+    /// Calls `f` with the whole font file of `face` and the face's index in it; `None` when
+    /// the face is unknown to this `Fonts` or its file can no longer be read.
+    pub fn with_face_data<R>(&self, face: FaceId, f: impl FnOnce(&[u8], u32) -> R) -> Option<R> {
+        match face {
+            FaceId::Bundled(style) => Some(f(bundled_bytes(style), 0)),
+            FaceId::System(i) => {
+                let system = self.system.get()?;
+                let info = system.faces.get(i)?;
+                let data = system.file(&info.path)?;
+                Some(f(&data, info.index))
+            }
+        }
+    }
+
+    /// Family, weight and slant of `face`, for an `@font-face` rule; `None` for an unknown face.
+    pub fn face_info(&self, face: FaceId) -> Option<FaceInfo> {
+        match face {
+            FaceId::Bundled(style) => Some(FaceInfo {
+                family: self.bundled_family[style.slot()].clone(),
+                weight: style.css_weight(),
+                italic: style.is_italic(),
+            }),
+            FaceId::System(i) => {
+                let f = self.system.get()?.faces.get(i)?;
+                Some(FaceInfo {
+                    family: f.family.clone(),
+                    weight: f.weight,
+                    italic: f.italic,
+                })
+            }
+        }
+    }
+
+    /// `@font-face` rules embedding subsets of the faces in `used` with the given characters:
+    /// the bundled faces and the system faces the fallback chain picked (CJK, symbols…).
     ///
-    /// One rule per style in `used` with at least one character, in [`FaceStyle`] order:
-    /// `@font-face{font-family:"JetBrains Mono";font-weight:400;font-style:normal;`
-    /// `src:url(data:font/ttf;base64,...)}`, rules concatenated with no separator. Each subset
-    /// comes from [`subset_bundled`]; a face that fails to subset is left out (the viewer then
-    /// falls back to a locally installed face of the same family). Deterministic byte for byte.
-    /// Empty `used` gives an empty string.
-    pub fn embed_css(&self, used: &BTreeMap<FaceStyle, BTreeSet<char>>) -> String {
+    /// One rule per face with at least one character, in [`FaceId`] order (bundled styles
+    /// first): `@font-face{font-family:"JetBrains Mono";font-weight:400;font-style:normal;`
+    /// `src:url(data:font/ttf;base64,...)}`, rules concatenated with no separator. The family,
+    /// weight and slant are the face's own ([`Fonts::face_info`]), which is what the text's
+    /// `font-family` names and what a browser matches. Each subset comes from [`subset_face`];
+    /// a face that cannot be subset is left out (bitmap emoji faces, see [`subset_face`]; the
+    /// viewer then uses a locally installed face). Deterministic byte for byte. Empty `used`
+    /// gives an empty string.
+    pub fn embed_css(&self, used: &BTreeMap<FaceId, BTreeSet<char>>) -> String {
         let mut css = String::new();
-        for (&style, chars) in used {
+        for (&face, chars) in used {
             if chars.is_empty() {
                 continue;
             }
-            let Ok(font) = subset_bundled(style, chars) else {
-                debug_assert!(false, "bundled face failed to subset");
+            let Some(info) = self.face_info(face) else {
                 continue;
             };
+            let Some(Ok(font)) =
+                self.with_face_data(face, |data, index| subset_face(data, index, chars))
+            else {
+                debug_assert!(
+                    !matches!(face, FaceId::Bundled(_)),
+                    "bundled face failed to subset"
+                );
+                continue;
+            };
+            let mime = if font.starts_with(b"OTTO") {
+                "otf"
+            } else {
+                "ttf"
+            };
             css.push_str("@font-face{font-family:\"");
-            css.push_str(&self.bundled_family[style.slot()]);
+            css.push_str(
+                &info
+                    .family
+                    .replace(['"', '\\', '<', '>', '&', '{', '}', ';'], ""),
+            );
             css.push_str("\";font-weight:");
-            css.push_str(&style.css_weight().to_string());
+            css.push_str(&info.weight.to_string());
             css.push_str(";font-style:");
-            css.push_str(style.css_style());
-            css.push_str(";src:url(data:font/ttf;base64,");
+            css.push_str(if info.italic { "italic" } else { "normal" });
+            css.push_str(";src:url(data:font/");
+            css.push_str(mime);
+            css.push_str(";base64,");
             base64::engine::general_purpose::STANDARD.encode_string(&font, &mut css);
             css.push_str(")}");
         }
@@ -591,6 +746,37 @@ fn shape_covers(face: &rustybuzz::Face<'_>, cluster: &str) -> Option<f32> {
         advance += i64::from(pos.x_advance);
     }
     Some(advance as f32 / f32::from(face.units_per_em().max(1) as u16))
+}
+
+/// The glyphs of `cluster` shaped by `face`, offsets in em from the cluster's origin.
+fn shape_glyphs(face: &rustybuzz::Face<'_>, cluster: &str) -> Vec<ShapedGlyph> {
+    let mut buffer = rustybuzz::UnicodeBuffer::new();
+    buffer.push_str(cluster);
+    buffer.set_cluster_level(rustybuzz::BufferClusterLevel::Characters);
+    buffer.guess_segment_properties();
+    let shaped = rustybuzz::shape(face, &[], buffer);
+    let upem = f32::from(face.units_per_em().max(1) as u16);
+    let mut pen = 0i32;
+    let mut out = Vec::new();
+    for (info, pos) in shaped.glyph_infos().iter().zip(shaped.glyph_positions()) {
+        let ignorable = || {
+            cluster
+                .get(info.cluster as usize..)
+                .and_then(|s| s.chars().next())
+                .is_some_and(is_default_ignorable)
+        };
+        if info.glyph_id == 0 && ignorable() {
+            pen += pos.x_advance;
+            continue;
+        }
+        out.push(ShapedGlyph {
+            id: info.glyph_id as u16,
+            x: (pen + pos.x_offset) as f32 / upem,
+            y: pos.y_offset as f32 / upem,
+        });
+        pen += pos.x_advance;
+    }
+    out
 }
 
 /// Unicode `Default_Ignorable_Code_Point` (approximated by its ranges).
@@ -874,8 +1060,8 @@ impl SystemFonts {
         data
     }
 
-    /// The family and advance (em) of the first face in the chain covering `cluster`.
-    fn find(&self, cluster: &str, style: FaceStyle) -> Option<(String, f32)> {
+    /// The index and advance (em) of the first face in the chain covering `cluster`.
+    fn find(&self, cluster: &str, style: FaceStyle) -> Option<(usize, f32)> {
         let base = cluster.chars().find(|&c| !is_default_ignorable(c));
         for &i in self.order(Script::of(cluster), style) {
             let face = &self.faces[i];
@@ -889,7 +1075,7 @@ impl SystemFonts {
                 continue;
             };
             if let Some(advance) = shape_covers(&shaper, cluster) {
-                return Some((face.family.clone(), advance));
+                return Some((i, advance));
             }
         }
         None
@@ -961,7 +1147,8 @@ mod tests {
                     family: BUNDLED_FAMILY.into(),
                     bundled: true,
                     advance: 0.6,
-                    found: true
+                    found: true,
+                    face: FaceId::Bundled(style),
                 }
             );
         }
@@ -1175,8 +1362,10 @@ mod tests {
         let font = subset_bundled(FaceStyle::Regular, &set).unwrap();
         assert!(font.len() < 10_000, "{} bytes", font.len());
         eprintln!("subset of \"Hello, world!\": {} bytes", font.len());
-        let used: BTreeMap<FaceStyle, BTreeSet<char>> =
-            FaceStyle::ALL.iter().map(|&s| (s, set.clone())).collect();
+        let used: BTreeMap<FaceId, BTreeSet<char>> = FaceStyle::ALL
+            .iter()
+            .map(|&s| (FaceId::Bundled(s), set.clone()))
+            .collect();
         let a = fonts.embed_css(&used);
         let b = Fonts::bundled_only().embed_css(&used);
         assert_eq!(a, b);
@@ -1193,9 +1382,9 @@ mod tests {
         let fonts = Fonts::bundled_only();
         assert_eq!(fonts.embed_css(&BTreeMap::new()), "");
         let mut used = BTreeMap::new();
-        used.insert(FaceStyle::BoldItalic, chars("x"));
-        used.insert(FaceStyle::Regular, chars("ab"));
-        used.insert(FaceStyle::Bold, BTreeSet::new());
+        used.insert(FaceId::Bundled(FaceStyle::BoldItalic), chars("x"));
+        used.insert(FaceId::Bundled(FaceStyle::Regular), chars("ab"));
+        used.insert(FaceId::Bundled(FaceStyle::Bold), BTreeSet::new());
         let css = fonts.embed_css(&used);
         let rules: Vec<&str> = css.split_inclusive(")}").collect();
         assert_eq!(rules.len(), 2, "{css}");
@@ -1221,6 +1410,74 @@ mod tests {
         );
         let face = ttf_parser::Face::parse(&font, 0).unwrap();
         assert!(face.glyph_index('a').is_some_and(|g| g.0 != 0));
+    }
+
+    #[test]
+    fn fallback_faces_are_embedded_except_bitmap_emoji() {
+        let fonts = Fonts::new();
+        let cjk = fonts.resolve("中", FaceStyle::Regular);
+        let emoji = fonts.resolve("🚀", FaceStyle::Regular);
+        assert!(matches!(cjk.face, FaceId::System(_)), "{cjk:?}");
+        assert!(matches!(emoji.face, FaceId::System(_)), "{emoji:?}");
+        let used: BTreeMap<FaceId, BTreeSet<char>> = [
+            (FaceId::Bundled(FaceStyle::Bold), chars("ab")),
+            (cjk.face, chars("中")),
+            (emoji.face, chars("🚀")),
+        ]
+        .into_iter()
+        .collect();
+        let css = fonts.embed_css(&used);
+        let rules: Vec<&str> = css.split_inclusive(")}").collect();
+        assert_eq!(rules.len(), 2, "bundled bold and the CJK face; no emoji");
+        assert!(rules[0].starts_with("@font-face{font-family:\"JetBrains Mono\";font-weight:700;"));
+        assert!(rules[1].starts_with(
+            "@font-face{font-family:\"WenQuanYi Micro Hei\";font-weight:400;font-style:normal;\
+             src:url(data:font/ttf;base64,"
+        ));
+        let err = fonts
+            .with_face_data(emoji.face, |data, index| {
+                subset_face(data, index, &chars("🚀"))
+            })
+            .unwrap()
+            .unwrap_err();
+        assert!(err.contains("no outlines"), "{err}");
+        let font = fonts
+            .with_face_data(cjk.face, |data, index| {
+                subset_face(data, index, &chars("中"))
+            })
+            .unwrap()
+            .unwrap();
+        assert_no_hinting(&font);
+        assert_eq!(checksum(&font), 0xB1B0_AFBA);
+    }
+
+    #[test]
+    fn shaping_follows_the_fallback_chain() {
+        let fonts = Fonts::new();
+        let a = fonts.shape("a", FaceStyle::Bold);
+        assert_eq!(a.face, FaceId::Bundled(FaceStyle::Bold));
+        assert_eq!(a.glyphs.len(), 1);
+        assert_ne!(a.glyphs[0].id, 0);
+        let cjk = fonts.shape("中", FaceStyle::Regular);
+        assert_eq!(cjk.face, fonts.resolve("中", FaceStyle::Regular).face);
+        assert!(cjk.glyphs.iter().all(|g| g.id != 0), "{cjk:?}");
+        // e + combining acute: the shaper composes the face's precomposed é.
+        let e = fonts.shape("e\u{301}", FaceStyle::Regular);
+        let face = ttf_parser::Face::parse(bundled_bytes(FaceStyle::Regular), 0).unwrap();
+        let ids: Vec<u16> = e.glyphs.iter().map(|g| g.id).collect();
+        assert_eq!(ids, [face.glyph_index('é').unwrap().0], "{e:?}");
+        // Nothing covers it: the bundled face's replacement box, one per code point.
+        let none = Fonts::bundled_only().shape("\u{10FFFD}", FaceStyle::Regular);
+        assert_eq!(none.face, FaceId::Bundled(FaceStyle::Regular));
+        assert_eq!(none.glyphs.iter().map(|g| g.id).collect::<Vec<_>>(), [0]);
+        // Ignorables the face lacks (a tag character) draw nothing, not a replacement box.
+        let tag = Fonts::bundled_only().shape("a\u{E0041}", FaceStyle::Regular);
+        assert_eq!(
+            tag.glyphs[0].id,
+            face.glyph_index('a').unwrap().0,
+            "{tag:?}"
+        );
+        assert!(tag.glyphs.iter().all(|g| g.id != 0), "{tag:?}");
     }
 
     #[test]

@@ -6,11 +6,12 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use crate::term::{Cell, CursorShape, Rgb, Screen, Underline};
 
 use super::colors::Palette;
-use super::fonts::{FaceStyle, Fonts};
+use super::fonts::{FaceId, FaceStyle, Fonts};
 use super::geometry;
 use super::layout::Layout;
+use super::outlines::{Ink, Outlines};
 use super::svg::{push_attr, push_num, push_text};
-use super::{css_escape, Appearance};
+use super::{css_escape, Appearance, TextMode};
 
 /// How a run of text looks, apart from its position.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -48,6 +49,21 @@ enum Deco {
     Dashed,
 }
 
+/// The drawing of a screen's grid.
+pub struct Painted {
+    /// SVG elements of the grid.
+    pub svg: String,
+    /// CSS of the text classes the elements use.
+    pub classes: String,
+    /// Characters drawn per face (for embedded subsets).
+    pub used: BTreeMap<FaceId, BTreeSet<char>>,
+    /// Plain glyph outlines left to the rasteriser (only when painting for it in outlines
+    /// mode); they go over `svg` and under `above`.
+    pub ink: Vec<Ink>,
+    /// SVG elements over the ink (decorations, cursor); empty when there is no ink.
+    pub above: String,
+}
+
 /// Accumulates the drawing of a screen.
 pub struct Painter<'a> {
     layout: &'a Layout,
@@ -62,17 +78,28 @@ pub struct Painter<'a> {
     /// Cursor overlays (non-block shapes): colour and path data.
     cursor: Option<(Rgb, String)>,
     glyphs: Vec<Glyph>,
-    used: BTreeMap<FaceStyle, BTreeSet<char>>,
+    used: BTreeMap<FaceId, BTreeSet<char>>,
     header_row: Option<String>,
+    /// Glyphs as geometry (`--text-mode outlines`); `None` in text mode.
+    outlines: Option<Outlines>,
+    /// Write the text elements (visible in text mode, invisible over the outlines).
+    text_layer: bool,
 }
 
 impl<'a> Painter<'a> {
+    /// A painter for `appearance.text_mode`. `text_layer` false is for rasterising: in
+    /// outlines mode the invisible text layer (which draws nothing) is left out and outlines
+    /// are merged into one path per row and colour (see [`Outlines::new`]); text mode always writes
+    /// the text.
     pub fn new(
         layout: &'a Layout,
         palette: &'a Palette,
         fonts: &'a Fonts,
         appearance: &'a Appearance,
+        text_layer: bool,
     ) -> Self {
+        let outlines =
+            (appearance.text_mode == TextMode::Outlines).then(|| Outlines::new(!text_layer));
         Painter {
             layout,
             palette,
@@ -85,6 +112,8 @@ impl<'a> Painter<'a> {
             glyphs: Vec::new(),
             used: BTreeMap::new(),
             header_row: None,
+            text_layer: text_layer || outlines.is_none(),
+            outlines,
         }
     }
 
@@ -204,18 +233,17 @@ impl<'a> Painter<'a> {
             return;
         }
         let face = FaceStyle::of(cell.bold, cell.italic);
-        let (family, advance) = if single && (' '..='~').contains(&first) {
-            (None, 0.0)
+        let (family, advance, face_id) = if single && (' '..='~').contains(&first) {
+            (None, 0.0, FaceId::Bundled(face))
         } else {
             let r = self.fonts.resolve(text, face);
             (
                 if r.bundled { None } else { Some(r.family) },
                 r.advance * cm.font_size,
+                r.face,
             )
         };
-        if family.is_none() {
-            self.used.entry(face).or_default().extend(text.chars());
-        }
+        self.used.entry(face_id).or_default().extend(text.chars());
         // Wide glyphs are centred in their cells; a glyph wider than its cells (an emoji the
         // emulator gave one cell, say) shrinks to fit.
         let mut gx = x;
@@ -232,6 +260,14 @@ impl<'a> Painter<'a> {
             .as_ref()
             .map(|l| l.uri.clone())
             .filter(|u| is_safe_link(u));
+        if let Some(outlines) = &mut self.outlines {
+            let shaped = self.fonts.shape(text, face);
+            let font_px = size.map_or(cm.font_size, |s| s as f32 / 100.0);
+            outlines.place(self.fonts, &shaped, font_px, gx, y + cm.baseline, fg);
+            if !self.text_layer {
+                return;
+            }
+        }
         let alone = !single || first as u32 > 0xFFFF || size.is_some();
         self.glyphs.push(Glyph {
             row,
@@ -239,11 +275,21 @@ impl<'a> Painter<'a> {
             width: cell.width.max(1) as usize,
             x: gx,
             text: text.to_string(),
-            style: TextStyle {
-                fill: fg,
-                face,
-                family,
-                size,
+            // The invisible layer over outlines needs positions, not looks: one style.
+            style: if self.outlines.is_some() {
+                TextStyle {
+                    fill: self.palette.foreground,
+                    face: FaceStyle::Regular,
+                    family: None,
+                    size,
+                }
+            } else {
+                TextStyle {
+                    fill: fg,
+                    face,
+                    family,
+                    size,
+                }
             },
             link,
             alone,
@@ -317,8 +363,8 @@ impl<'a> Painter<'a> {
         }
     }
 
-    /// The SVG of the grid, the CSS classes it uses, and the characters drawn per bundled face.
-    pub fn finish(self) -> (String, String, BTreeMap<FaceStyle, BTreeSet<char>>) {
+    /// The drawing of the grid (see [`Painted`]).
+    pub fn finish(mut self) -> Painted {
         let mut out = String::new();
         self.write_backgrounds(&mut out);
         for ((rgb, alpha), d) in &self.shapes {
@@ -332,16 +378,39 @@ impl<'a> Painter<'a> {
             out.push_str(d);
             out.push_str("\"/>");
         }
-        let classes = self.write_text(&mut out);
-        self.write_decorations(&mut out);
-        if let Some((rgb, d)) = &self.cursor {
-            out.push_str("<path fill=\"");
-            out.push_str(&rgb.to_hex());
-            out.push_str("\" d=\"");
-            out.push_str(d);
-            out.push_str("\"/>");
+        let mut classes = String::new();
+        let mut ink = Vec::new();
+        match &mut self.outlines {
+            Some(outlines) => {
+                outlines.finish(&mut out);
+                ink = outlines.take_ink();
+            }
+            None => classes = self.write_text(&mut out),
         }
-        (out, classes, self.used)
+        // Ink is drawn by the rasteriser between the two parts.
+        let mut above = String::new();
+        let top = if ink.is_empty() { &mut out } else { &mut above };
+        self.write_decorations(top);
+        if let Some((rgb, d)) = &self.cursor {
+            top.push_str("<path fill=\"");
+            top.push_str(&rgb.to_hex());
+            top.push_str("\" d=\"");
+            top.push_str(d);
+            top.push_str("\"/>");
+        }
+        if self.outlines.is_some() && !self.glyphs.is_empty() {
+            // Over everything, so that selection, search and links work as in text mode.
+            out.push_str("<g fill-opacity=\"0\">");
+            classes = self.write_text(&mut out);
+            out.push_str("</g>");
+        }
+        Painted {
+            svg: out,
+            classes,
+            used: self.used,
+            ink,
+            above,
+        }
     }
 
     /// One path per background colour; runs with the same columns on consecutive rows merge

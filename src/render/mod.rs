@@ -12,6 +12,7 @@ pub mod fonts;
 pub mod geometry;
 mod grid;
 pub mod layout;
+pub mod outlines;
 pub mod raster;
 pub mod svg;
 pub mod theme;
@@ -37,6 +38,44 @@ pub enum Background {
     Gradient(String, String),
     /// An image, already a `data:` URI, covering the canvas (centred, cropped).
     Image(String),
+}
+
+/// How glyphs are drawn (`--text-mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TextMode {
+    /// `<text>` elements, with subsets of the faces used embedded as `@font-face` (unless
+    /// `--no-embed-font`): small, selectable, but how it looks depends on the viewer honouring
+    /// the embedded fonts.
+    #[default]
+    Text,
+    /// Every glyph as geometry (a `<path>`, colour layers or a PNG, defined once and placed
+    /// with `<use>`), plus the same text invisible on top for selection, search and links:
+    /// looks the same in every viewer, with no font needed (see [`outlines`]).
+    Outlines,
+}
+
+impl TextMode {
+    /// The option value: `text` or `outlines`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TextMode::Text => "text",
+            TextMode::Outlines => "outlines",
+        }
+    }
+}
+
+impl std::str::FromStr for TextMode {
+    type Err = String;
+
+    /// `text` or `outlines`; errors name the bad value.
+    fn from_str(s: &str) -> Result<TextMode, String> {
+        match s {
+            "text" => Ok(TextMode::Text),
+            "outlines" => Ok(TextMode::Outlines),
+            _ => Err(format!("'{s}' is not a text mode (text or outlines)")),
+        }
+    }
 }
 
 /// Output pixel size (`--size`): the aspect ratio is always kept.
@@ -81,6 +120,8 @@ pub struct Appearance {
     pub embed_fonts: bool,
     /// Scale the output to this pixel size.
     pub size: Option<OutputSize>,
+    /// Glyphs as text or as outlines (`--text-mode`).
+    pub text_mode: TextMode,
 }
 
 impl Default for Appearance {
@@ -104,6 +145,7 @@ impl Default for Appearance {
             bold_is_bright: false,
             embed_fonts: true,
             size: None,
+            text_mode: TextMode::Text,
         }
     }
 }
@@ -128,6 +170,54 @@ impl Appearance {
 
 /// Renders every row of `screen` (the caller chooses the rows by slicing the screen).
 pub fn render_svg(screen: &Screen, appearance: &Appearance, fonts: &Fonts) -> String {
+    render(screen, appearance, fonts, true).0
+}
+
+/// A picture prepared for the rasteriser (see [`render_for_raster`]).
+#[derive(Debug, Clone)]
+pub struct RasterScene {
+    /// SVG of everything under the glyphs: canvas, frame, backgrounds, geometric glyphs,
+    /// colour glyphs (COLR layers, bitmaps) placed with `<use>`.
+    pub below: String,
+    /// Plain glyph outlines, px in canvas coordinates, drawn over `below`.
+    pub ink: Vec<outlines::Ink>,
+    /// SVG of what lies over the glyphs (decorations, cursor), same size and viewBox as
+    /// `below`; `None` when there is nothing.
+    pub above: Option<String>,
+    /// Output px per canvas px (`--size`; 1 without it).
+    pub zoom: f32,
+}
+
+/// `screen` drawn with `appearance` as [`TextMode::Outlines`] whatever its text mode, for a
+/// rasteriser: no invisible text layer (it draws nothing), no embedded fonts, and the plain
+/// glyph outlines as data ([`outlines::Ink`]) rather than SVG. `raster::png_scene` draws it
+/// like [`render_svg`]'s picture with no text layout and no per-glyph SVG parsing.
+pub fn render_for_raster(screen: &Screen, appearance: &Appearance, fonts: &Fonts) -> RasterScene {
+    let appearance = Appearance {
+        text_mode: TextMode::Outlines,
+        ..appearance.clone()
+    };
+    let (below, painted, zoom) = render(screen, &appearance, fonts, false);
+    let above = (!painted.above.is_empty()).then(|| {
+        let head = &below[..below.find("</style>").map_or(0, |i| i + "</style>".len())];
+        format!("{head}{}</svg>\n", painted.above)
+    });
+    RasterScene {
+        below,
+        ink: painted.ink,
+        above,
+        zoom,
+    }
+}
+
+/// The SVG, the painted grid's leftovers (ink and what goes over it) for the rasteriser, and
+/// the output px per canvas px.
+fn render(
+    screen: &Screen,
+    appearance: &Appearance,
+    fonts: &Fonts,
+    text_layer: bool,
+) -> (String, grid::Painted, f32) {
     let cell = CellMetrics::new(&fonts.metrics(), appearance.font_size);
     let header_rows = usize::from(appearance.header.is_some());
     let rows = screen.rows.len().max(1) + header_rows;
@@ -174,12 +264,17 @@ pub fn render_svg(screen: &Screen, appearance: &Appearance, fonts: &Fonts) -> St
         body.push_str("</g>");
     }
 
-    let mut painter = grid::Painter::new(&layout, &palette, fonts, appearance);
+    let mut painter = grid::Painter::new(&layout, &palette, fonts, appearance, text_layer);
     if let Some(header) = &appearance.header {
         painter.header(header);
     }
     painter.screen(screen, header_rows);
-    let (cells_svg, classes, used_chars) = painter.finish();
+    let mut painted = painter.finish();
+    let (cells_svg, classes) = (
+        std::mem::take(&mut painted.svg),
+        std::mem::take(&mut painted.classes),
+    );
+    let used_chars = std::mem::take(&mut painted.used);
 
     let mut out = String::with_capacity(body.len() + cells_svg.len() + 1024);
     let (width, height) = output_size(appearance.size, layout.canvas_width, layout.canvas_height);
@@ -196,7 +291,12 @@ pub fn render_svg(screen: &Screen, appearance: &Appearance, fonts: &Fonts) -> St
         .font_family
         .as_deref()
         .is_none_or(|f| f.contains(fonts::BUNDLED_FAMILY));
-    if appearance.embed_fonts && embeds_bundled {
+    if appearance.embed_fonts && appearance.text_mode == TextMode::Text {
+        // Fallback faces are always embedded; the bundled ones only when the stack names them.
+        let mut used_chars = used_chars;
+        if !embeds_bundled {
+            used_chars.retain(|face, _| !matches!(face, fonts::FaceId::Bundled(_)));
+        }
         out.push_str(&fonts.embed_css(&used_chars));
     }
     out.push_str("text{font-family:");
@@ -214,7 +314,7 @@ pub fn render_svg(screen: &Screen, appearance: &Appearance, fonts: &Fonts) -> St
     out.push_str(&body);
     out.push_str(&cells_svg);
     out.push_str("</svg>\n");
-    out
+    (out, painted, width / layout.canvas_width)
 }
 
 impl Appearance {

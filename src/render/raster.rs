@@ -2,12 +2,16 @@
 //! system's fonts (for CJK and emoji fallback), so no external tool is needed. resvg ignores
 //! `@font-face`; it finds the same faces by family name in this font database.
 
+use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use resvg::tiny_skia;
 use resvg::usvg::{self, fontdb};
 
 use super::fonts::bundled_faces;
+use super::outlines::{Outline, PathOp};
+use super::RasterScene;
+use crate::term::Rgb;
 
 /// Largest PNG side, px (keeps a mistaken `--scale` from allocating gigabytes).
 pub const MAX_SIDE: u32 = 16_384;
@@ -26,16 +30,142 @@ fn font_db() -> Arc<fontdb::Database> {
     .clone()
 }
 
-/// Rasterises `svg` at `scale` (1 = one pixel per SVG px) and encodes it as PNG.
+/// Rasterises `svg` at `scale` (1 = one pixel per SVG px) and encodes it as PNG. Fonts (the
+/// bundled faces and the system's) are loaded only when `svg` has a `<text>` element.
 ///
 /// Errors: a message when the SVG cannot be parsed, the scale is not a finite number from
 /// 0.1 to 10, or the image would be larger than [`MAX_SIDE`] on a side.
 pub fn png(svg: &str, scale: f32) -> Result<Vec<u8>, String> {
+    let pixmap = draw_svg(svg, scale)?;
+    encode(&pixmap).map_err(|e| format!("cannot encode the PNG: {e}"))
+}
+
+/// Rasterises a [`RasterScene`] at `scale` and encodes it as PNG: its `below` SVG, then its
+/// glyph outlines (each distinct glyph and sub-pixel offset rasterised once with tiny-skia's
+/// anti-aliasing and composited source-over wherever it is placed), then its `above` SVG.
+/// Looks like the [`super::render_svg`] picture rasterised by resvg.
+///
+/// Errors: as [`png()`].
+pub fn png_scene(scene: &RasterScene, scale: f32) -> Result<Vec<u8>, String> {
+    let mut pixmap = draw_svg(&scene.below, scale)?;
+    let k = scale * scene.zoom;
+    let mut masks: HashMap<(*const Outline, i32, i32), Option<GlyphMask>> = HashMap::new();
+    for ink in &scene.ink {
+        let (ox, oy) = (ink.x * k, ink.y * k);
+        let (ix, iy) = (ox.floor(), oy.floor());
+        // Sub-pixel phase in hundredths of a device px (moves a glyph by at most 0.005 px).
+        let phase = (
+            ((ox - ix) * 100.0).round() as i32,
+            ((oy - iy) * 100.0).round() as i32,
+        );
+        let mask = masks
+            .entry((Arc::as_ptr(&ink.outline), phase.0, phase.1))
+            .or_insert_with(|| {
+                GlyphMask::new(
+                    &ink.outline,
+                    k,
+                    phase.0 as f32 / 100.0,
+                    phase.1 as f32 / 100.0,
+                )
+            });
+        if let Some(mask) = mask {
+            mask.blend(&mut pixmap, ix as i32, iy as i32, ink.fill);
+        }
+    }
+    if let Some(above) = &scene.above {
+        let top = draw_svg(above, scale)?;
+        pixmap.draw_pixmap(
+            0,
+            0,
+            top.as_ref(),
+            &tiny_skia::PixmapPaint::default(),
+            tiny_skia::Transform::identity(),
+            None,
+        );
+    }
+    encode(&pixmap).map_err(|e| format!("cannot encode the PNG: {e}"))
+}
+
+/// An anti-aliased coverage mask of one glyph at one sub-pixel phase.
+struct GlyphMask {
+    mask: tiny_skia::Mask,
+    /// Offset of the mask's top-left from the placement's whole-pixel origin.
+    dx: i32,
+    dy: i32,
+}
+
+impl GlyphMask {
+    /// `outline` scaled by `k` with its origin at (`fx`, `fy`) within a pixel; `None` when it
+    /// covers nothing.
+    fn new(outline: &Outline, k: f32, fx: f32, fy: f32) -> Option<GlyphMask> {
+        let mut pb = tiny_skia::PathBuilder::new();
+        for op in &outline.ops {
+            match *op {
+                PathOp::Move(x, y) => pb.move_to(x, y),
+                PathOp::Line(x, y) => pb.line_to(x, y),
+                PathOp::Quad(x1, y1, x, y) => pb.quad_to(x1, y1, x, y),
+                PathOp::Cubic(x1, y1, x2, y2, x, y) => pb.cubic_to(x1, y1, x2, y2, x, y),
+                PathOp::Close => pb.close(),
+            }
+        }
+        let path = pb.finish()?;
+        let b = path.bounds();
+        let dx = (b.left() * k + fx).floor() as i32 - 1;
+        let dy = (b.top() * k + fy).floor() as i32 - 1;
+        let w = (b.right() * k + fx).ceil() as i32 + 1 - dx;
+        let h = (b.bottom() * k + fy).ceil() as i32 + 1 - dy;
+        let mut mask = tiny_skia::Mask::new(w.max(1) as u32, h.max(1) as u32)?;
+        let transform =
+            tiny_skia::Transform::from_row(k, 0.0, 0.0, k, fx - dx as f32, fy - dy as f32);
+        mask.fill_path(&path, tiny_skia::FillRule::Winding, true, transform);
+        Some(GlyphMask { mask, dx, dy })
+    }
+
+    /// Composites `fill` through the mask source-over onto `pixmap` (premultiplied RGBA) with
+    /// the placement's whole-pixel origin at (`x`, `y`); parts outside the pixmap are skipped.
+    fn blend(&self, pixmap: &mut tiny_skia::Pixmap, x: i32, y: i32, fill: Rgb) {
+        let (pw, ph) = (pixmap.width() as i32, pixmap.height() as i32);
+        let (mw, mh) = (self.mask.width() as i32, self.mask.height() as i32);
+        let (x0, y0) = (x + self.dx, y + self.dy);
+        let coverage = self.mask.data();
+        let pixels = pixmap.data_mut();
+        let src = [fill.r, fill.g, fill.b, 255u8];
+        for my in 0..mh {
+            let py = y0 + my;
+            if py < 0 || py >= ph {
+                continue;
+            }
+            for mx in 0..mw {
+                let px = x0 + mx;
+                if px < 0 || px >= pw {
+                    continue;
+                }
+                let a = u32::from(coverage[(my * mw + mx) as usize]);
+                if a == 0 {
+                    continue;
+                }
+                let at = ((py * pw + px) * 4) as usize;
+                for (c, &s) in pixels[at..at + 4].iter_mut().zip(&src) {
+                    *c = ((u32::from(s) * a + u32::from(*c) * (255 - a) + 127) / 255) as u8;
+                }
+            }
+        }
+    }
+}
+
+/// Parses `svg` and draws it at `scale`, with fonts only when it has `<text>`.
+fn draw_svg(svg: &str, scale: f32) -> Result<tiny_skia::Pixmap, String> {
     if !(scale.is_finite() && (0.1..=10.0).contains(&scale)) {
         return Err(format!("scale {scale} is not from 0.1 to 10"));
     }
+    // Glyphs come as outlines: only text labels of a window frame need fonts, and scanning
+    // the system's fonts costs more than drawing the picture.
     let opts = usvg::Options {
-        fontdb: font_db(),
+        fontdb: if svg.contains("<text") {
+            font_db()
+        } else {
+            Arc::new(fontdb::Database::new())
+        },
         ..usvg::Options::default()
     };
     let tree =
@@ -52,14 +182,73 @@ pub fn png(svg: &str, scale: f32) -> Result<Vec<u8>, String> {
             size.height()
         ));
     }
-    let mut pixmap =
-        tiny_skia::Pixmap::new(size.width(), size.height()).ok_or("cannot allocate the image")?;
-    resvg::render(
-        &tree,
-        tiny_skia::Transform::from_scale(scale, scale),
-        &mut pixmap.as_mut(),
-    );
-    pixmap
-        .encode_png()
-        .map_err(|e| format!("cannot encode the PNG: {e}"))
+    draw(&tree, size, scale).ok_or_else(|| "cannot allocate the image".to_string())
+}
+
+/// Rows per band below which the picture is drawn in one piece.
+const MIN_BAND: u32 = 128;
+
+/// Draws `tree` at `scale` into a `size` pixmap, in horizontal bands on up to four threads
+/// (each band is the same picture shifted up by a whole number of pixels, so the pixels match
+/// a single pass). `None` when the image cannot be allocated.
+fn draw(tree: &usvg::Tree, size: tiny_skia::IntSize, scale: f32) -> Option<tiny_skia::Pixmap> {
+    let (w, h) = (size.width(), size.height());
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4)) as u32;
+    let bands = threads.min(h / MIN_BAND).max(1);
+    let transform = tiny_skia::Transform::from_scale(scale, scale);
+    if bands == 1 {
+        let mut pixmap = tiny_skia::Pixmap::new(w, h)?;
+        resvg::render(tree, transform, &mut pixmap.as_mut());
+        return Some(pixmap);
+    }
+    let band_h = h.div_ceil(bands);
+    let parts: Vec<Option<tiny_skia::Pixmap>> = std::thread::scope(|scope| {
+        let jobs: Vec<_> = (0..bands)
+            .map(|i| {
+                let y0 = i * band_h;
+                let rows = band_h.min(h - y0);
+                scope.spawn(move || {
+                    let mut band = tiny_skia::Pixmap::new(w, rows)?;
+                    let shifted = transform.post_translate(0.0, -(y0 as f32));
+                    resvg::render(tree, shifted, &mut band.as_mut());
+                    Some(band)
+                })
+            })
+            .collect();
+        jobs.into_iter().map(|j| j.join().ok().flatten()).collect()
+    });
+    let mut data = Vec::with_capacity(w as usize * h as usize * 4);
+    for part in parts {
+        data.extend_from_slice(part?.data());
+    }
+    tiny_skia::Pixmap::from_vec(data, size)
+}
+
+/// PNG of `pixmap`: RGB when every pixel is opaque, else RGBA (straight alpha), compressed
+/// with the `png` crate's `Fast` level (fdeflate; several times faster than the default level
+/// tiny-skia uses, for files a little larger). The pixels are the same either way.
+fn encode(pixmap: &tiny_skia::Pixmap) -> Result<Vec<u8>, png::EncodingError> {
+    let opaque = pixmap.pixels().iter().all(|p| p.alpha() == 255);
+    let mut data = Vec::with_capacity(pixmap.pixels().len() * if opaque { 3 } else { 4 });
+    for p in pixmap.pixels() {
+        if opaque {
+            data.extend_from_slice(&[p.red(), p.green(), p.blue()]);
+        } else {
+            let c = p.demultiply();
+            data.extend_from_slice(&[c.red(), c.green(), c.blue(), c.alpha()]);
+        }
+    }
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, pixmap.width(), pixmap.height());
+    encoder.set_color(if opaque {
+        png::ColorType::Rgb
+    } else {
+        png::ColorType::Rgba
+    });
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_compression(png::Compression::Fast);
+    let mut writer = encoder.write_header()?;
+    writer.write_image_data(&data)?;
+    writer.finish()?;
+    Ok(out)
 }

@@ -45,7 +45,7 @@ use crate::host::protocol::{parse_duration, Condition, Until};
 use crate::host::session::{Poll, Session, State, CAPTURE_QUIET, CAPTURE_SETTLE_MAX};
 use crate::options::{AppearanceOptions, Options};
 use crate::pty::SpawnSpec;
-use crate::render::{self, fonts::Fonts};
+use crate::render::fonts::Fonts;
 use crate::term::keys;
 
 /// What to do with captures.
@@ -406,9 +406,12 @@ impl Runner<'_> {
             screen.cursor.visible = false;
         }
         let fonts = self.fonts.get_or_insert_with(Fonts::new);
-        let svg = render::render_svg(&screen, &appearance, fonts);
-        let bytes =
-            crate::output::Format::from_path(std::path::Path::new(output))?.encode(svg, scale)?;
+        let bytes = crate::output::Format::from_path(std::path::Path::new(output))?.render(
+            &screen,
+            &appearance,
+            fonts,
+            scale,
+        )?;
         let path = self.base.join(output);
         let path = std::path::absolute(&path).unwrap_or(path);
         match path.parent() {

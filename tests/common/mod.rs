@@ -259,8 +259,18 @@ fn font_db() -> Arc<fontdb::Database> {
 
 /// Rasterises `svg` at `zoom` with resvg.
 pub fn raster(svg: &str, zoom: f32) -> tiny_skia::Pixmap {
+    raster_with(svg, zoom, font_db())
+}
+
+/// Rasterises `svg` at `zoom` with resvg and an EMPTY font database: text draws nothing, so
+/// whatever shows comes from the SVG's own geometry.
+pub fn raster_without_fonts(svg: &str, zoom: f32) -> tiny_skia::Pixmap {
+    raster_with(svg, zoom, Arc::new(fontdb::Database::new()))
+}
+
+fn raster_with(svg: &str, zoom: f32, fontdb: Arc<fontdb::Database>) -> tiny_skia::Pixmap {
     let opts = usvg::Options {
-        fontdb: font_db(),
+        fontdb,
         ..usvg::Options::default()
     };
     let tree = usvg::Tree::from_str(svg, &opts).expect("resvg parses the SVG");
@@ -342,6 +352,30 @@ pub fn assert_golden(name: &str, svg: &str) {
 /// Path helper for readability.
 pub fn path(dir: &Path, name: &str) -> PathBuf {
     dir.join(name)
+}
+
+/// How two rasters of the same size differ: (pixels whose largest channel difference, alpha
+/// included, exceeds `tol`; that largest difference over the whole image).
+pub fn raster_diff(a: &tiny_skia::Pixmap, b: &tiny_skia::Pixmap, tol: u8) -> (usize, u8) {
+    assert_eq!((a.width(), a.height()), (b.width(), b.height()));
+    let (mut over, mut max) = (0, 0);
+    for (p, q) in a.pixels().iter().zip(b.pixels()) {
+        let (p, q) = (p.demultiply(), q.demultiply());
+        let d = [
+            p.red().abs_diff(q.red()),
+            p.green().abs_diff(q.green()),
+            p.blue().abs_diff(q.blue()),
+            p.alpha().abs_diff(q.alpha()),
+        ]
+        .into_iter()
+        .max()
+        .unwrap();
+        max = max.max(d);
+        if d > tol {
+            over += 1;
+        }
+    }
+    (over, max)
 }
 
 /// Bounding box, in SVG px, of the pixels where two rasters of the same size differ by more
