@@ -29,7 +29,9 @@
 //! The external viewers run with a fontconfig setup that hides any installed JetBrains Mono, so
 //! they see what a reader's machine without the font sees (and the results do not depend on
 //! whether this machine has it). A viewer binary that is missing fails the tests: .ci/run
-//! installs them (Debian 12: chromium, librsvg2-bin, opentype-sanitizer).
+//! installs them (Debian 12: chromium, librsvg2-bin, opentype-sanitizer), and the fallback
+//! monospace in all four styles (fonts-dejavu-core, fonts-dejavu-extra: without the oblique
+//! faces librsvg slants the regular one and resvg does not, and the rsvg-convert check fails).
 //!
 //! Agreement is measured per pixel on images composited over white: two pixels are *far apart*
 //! when a colour channel differs by more than [`FAR`]; two rasters agree when the far-apart
