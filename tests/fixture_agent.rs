@@ -289,6 +289,20 @@ fn sc13_trust_dialog_accepts_1_and_exits_on_anything_else() {
         );
         assert!(!screen.contains("SUBMIT"), "{screen}");
     }
+
+    // A reworded dialog (for detection that must not depend on the wording).
+    let id = h.agent(
+        &[],
+        &[
+            "--trust-dialog",
+            "--trust-question",
+            "Do you trust the files in this folder?",
+        ],
+    );
+    h.wait(&id, "Do you trust the files in this folder?");
+    assert!(!h.text(&id).contains("Quick safety check"));
+    h.send(&id, &["--text", "1"]);
+    h.wait(&id, "[idle]");
 }
 
 #[test]
@@ -655,4 +669,91 @@ fn osc_reports_follow_a_successful_probe_only() {
     p.type_bytes(b"hi\r");
     p.wait_for(b"REPLY 1: ih");
     assert!(!p.has(b"\x1b]7501"));
+}
+
+#[test]
+fn esc_interrupts_without_stop_and_prompts_during_a_turn_are_queued() {
+    let h = Host::new();
+    let stops = h.path("stops.jsonl");
+    h.settings(serde_json::json!({"hooks": {"Stop": hook(&record(&stops))}}));
+    let id = h.agent(&[], &["--report", "hooks", "--think-ms", "50"]);
+    h.wait(&id, "[idle]");
+    h.send(&id, &["--text", "sleep 20000", "--keys", "Enter"]);
+    h.wait(&id, "[working]");
+    h.send(&id, &["--keys", "Escape"]);
+    h.wait(&id, "INTERRUPTED 1");
+    h.wait(&id, "[idle]");
+    assert!(!h.text(&id).contains("REPLY 1"));
+
+    h.send(&id, &["--text", "sleep 1000", "--keys", "Enter"]);
+    h.wait(&id, "[working]");
+    h.send(&id, &["--text", "second", "--keys", "Enter"]);
+    h.wait(&id, "QUEUED:second");
+    h.wait(&id, "REPLY 3: dnoces");
+    let screen = h.text(&id);
+    let reply2 = screen.find("REPLY 2: 0001 peels").expect("turn 2 replied");
+    assert!(reply2 < screen.find("REPLY 3").unwrap(), "{screen}");
+    eventually("two Stop hooks", || json_lines(&stops).len() == 2);
+    let got = json_lines(&stops);
+    assert_eq!(got[0]["last_assistant_message"], "REPLY 2: 0001 peels");
+    assert_eq!(got[1]["last_assistant_message"], "REPLY 3: dnoces");
+}
+
+#[test]
+fn codex_flavor_reads_hooks_json_and_runs_notify() {
+    let h = Host::new();
+    let codex = h.path("codex");
+    std::fs::create_dir_all(&codex).unwrap();
+    let events = h.path("events.jsonl");
+    let hooks = serde_json::json!({"hooks": {
+        "UserPromptSubmit": hook(&record(&events)),
+        "Stop": hook(&record(&events)),
+    }});
+    std::fs::write(codex.join("hooks.json"), hooks.to_string()).unwrap();
+    let notified = h.path("notify.json");
+    let notify = serde_json::to_string(&[
+        "sh".to_string(),
+        "-c".to_string(),
+        format!("printf %s \"$1\" > '{}'", notified.display()),
+        "notify".to_string(),
+    ])
+    .unwrap();
+    std::fs::write(
+        codex.join("config.toml"),
+        format!("model = \"o3\"\nnotify = {notify}\n"),
+    )
+    .unwrap();
+    // Claude's settings are not read in this flavor.
+    let claude_seen = h.path("claude.jsonl");
+    h.settings(serde_json::json!({"hooks": {"Stop": hook(&record(&claude_seen))}}));
+
+    let codex_home = codex.display().to_string();
+    let id = h.agent(
+        &[("CODEX_HOME", codex_home.as_str())],
+        &[
+            "--flavor",
+            "codex",
+            "--report",
+            "hooks",
+            "--paste-burst",
+            "--think-ms",
+            "50",
+        ],
+    );
+    h.wait(&id, "[idle]");
+    h.send(&id, &["--text", "hi", "--keys", "Enter"]);
+    h.wait(&id, "NOTIFY (1)");
+    let n: Value = serde_json::from_str(&std::fs::read_to_string(&notified).unwrap()).unwrap();
+    assert_eq!(n["type"], "agent-turn-complete");
+    assert_eq!(n["turn-id"], "turn-1");
+    assert_eq!(n["input-messages"], serde_json::json!(["hi"]));
+    assert_eq!(n["last-assistant-message"], "REPLY 1: ih");
+    let got = json_lines(&events);
+    assert_eq!(got.len(), 2);
+    assert_eq!(got[0]["hook_event_name"], "UserPromptSubmit");
+    assert_eq!(got[0]["turn_id"], "turn-1");
+    assert_eq!(got[1]["hook_event_name"], "Stop");
+    assert_eq!(got[1]["thread-id"], Value::Null);
+    assert_eq!(got[1]["session_id"], n["thread-id"]);
+    assert!(!claude_seen.exists(), "Claude's settings are not Codex's");
 }
