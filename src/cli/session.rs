@@ -346,6 +346,8 @@ fn wait(a: WaitArgs) -> i32 {
             waiter,
         }) {
             Ok(r) => reply = r,
+            // Ctrl+C during a poll: end the wait above, so the reply still has its result.
+            Err(e) if e.code == ErrorCode::Cancelled => {}
             Err(e) => return emit(Err(e)),
         }
     }

@@ -408,3 +408,35 @@ pub fn diff_bbox(
         )
     })
 }
+
+/// The fixture agent (`tests/fixture/agent.rs`, the `fixture-agent` example), which `cargo test`
+/// builds next to the test executables: `<target>/debug/examples/fixture-agent`, found from
+/// `current_exe()` = `<target>/debug/deps/<test>-<hash>`. Panics when it is missing or older
+/// than its source.
+pub fn fixture_agent_path() -> PathBuf {
+    let exe = std::env::current_exe().expect("path of the test executable");
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("test executable lives in <target>/<profile>/deps");
+    let path = profile_dir
+        .join("examples")
+        .join(format!("fixture-agent{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        path.is_file(),
+        "the fixture agent is not built at {}: run the whole `cargo test` (it builds examples) \
+         or `cargo build --example fixture-agent` first",
+        path.display()
+    );
+    // `cargo test --test <name>` does not rebuild examples: refuse a stale one.
+    let source = repo().join("tests/fixture/agent.rs");
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    assert!(
+        modified(&path) >= modified(&source),
+        "the fixture agent at {} is older than {}: run the whole `cargo test` (it builds \
+         examples) or `cargo build --example fixture-agent` first",
+        path.display(),
+        source.display()
+    );
+    path
+}
