@@ -160,12 +160,12 @@ fn emit(result: Result<Value, HostError>) -> i32 {
     match result {
         Ok(v) => {
             if let Err(e) = super::print_stdout(&format!("{v}\n")) {
-                eprintln!("console2svg: error: {}", e.message);
+                super::print_error("console2svg", &e.message);
                 return 1;
             }
             if v["status"] == "error" {
                 if let Some(m) = v["error"]["message"].as_str() {
-                    eprintln!("console2svg: error: {m}");
+                    super::print_error("console2svg", m);
                 }
                 1
             } else {
@@ -174,7 +174,7 @@ fn emit(result: Result<Value, HostError>) -> i32 {
         }
         Err(e) => {
             let _ = super::print_stdout(&format!("{}\n", e.envelope()));
-            eprintln!("console2svg: error: {}", e.message);
+            super::print_error("console2svg", &e.message);
             1
         }
     }
@@ -346,6 +346,8 @@ fn wait(a: WaitArgs) -> i32 {
             waiter,
         }) {
             Ok(r) => reply = r,
+            // Ctrl+C during a poll: the loop's top ends the wait with the screen.
+            Err(e) if e.code == ErrorCode::Cancelled => {}
             Err(e) => return emit(Err(e)),
         }
     }
