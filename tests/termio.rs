@@ -488,7 +488,8 @@ fn wait_settles_after_the_output() {
     assert_eq!(count_lines(&w.screen(&p, &link), "first"), 1);
 
     let t = Instant::now();
-    let (v, code) = w.run(
+    // A client timeout shorter than the wait: --wait widens it.
+    let (v, code) = w.run_env(
         &p,
         &[
             "sessions",
@@ -498,6 +499,7 @@ fn wait_settles_after_the_output() {
             "--wait",
             "--json",
         ],
+        &[("TERMIO_CLI_TIMEOUT", "1000")],
     );
     assert_eq!(code, 0, "{v}");
     assert!(t.elapsed() >= Duration::from_secs(2), "{:?}", t.elapsed());
@@ -771,4 +773,72 @@ fn console2svg_sessions_belong_to_the_project_of_their_directory() {
     w.ok(&p, &["send", &link, "sleep 1"]);
     w.status_until(&p, &link, "working");
     w.status_until(&p, &link, "done");
+}
+
+/// The hex bytes a byte probe has shown (rows that are one hex pair).
+fn probe_bytes(screen: &str) -> Vec<String> {
+    screen
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.len() == 2 && l.chars().all(|c| c.is_ascii_hexdigit()))
+        .map(str::to_string)
+        .collect()
+}
+
+/// SC-02/SC-03/SC-04 on the wire: keys by name, multi-line text pasted as one submission (the
+/// program enabled bracketed paste), the Return in its own write after it.
+#[test]
+fn keys_and_multi_line_text_reach_the_program_as_bytes() {
+    let w = World::new();
+    let p = w.folder("p");
+    let link = w.start(
+        &p,
+        r#"sh -c 'printf "\033[?2004h"; stty raw -echo opost; exec od -An -tx1 -w1 -v'"#,
+    );
+    w.status_until(&p, &link, "working");
+    std::thread::sleep(Duration::from_millis(300));
+    w.ok(&p, &["send", &link, "a\nb"]);
+    let want = [
+        "1b", "5b", "32", "30", "30", "7e", "61", "0a", "62", "1b", "5b", "32", "30", "31", "7e",
+        "0d",
+    ];
+    let screen = w.screen_until(&p, &link, |s| probe_bytes(s).len() >= want.len());
+    assert_eq!(probe_bytes(&screen), want);
+    w.ok(&p, &["close", &link]);
+
+    let link = w.start(
+        &p,
+        r#"sh -c 'stty raw -echo opost; exec od -An -tx1 -w1 -v'"#,
+    );
+    w.status_until(&p, &link, "working");
+    std::thread::sleep(Duration::from_millis(300));
+    w.ok(
+        &p,
+        &[
+            "send",
+            &link,
+            "--key",
+            "Shift+Tab",
+            "--key",
+            "Tab",
+            "--key",
+            "Up",
+        ],
+    );
+    let want = ["1b", "5b", "5a", "09", "1b", "5b", "41"];
+    let screen = w.screen_until(&p, &link, |s| probe_bytes(s).len() >= want.len());
+    assert_eq!(probe_bytes(&screen), want);
+}
+
+/// A send right after `run` waits for the run's own command: it reaches `cat`, not the
+/// booting shell.
+#[test]
+fn a_send_right_after_run_follows_the_queued_command() {
+    let w = World::new();
+    let p = w.folder("p");
+    let link = w.start(&p, "cat");
+    w.ok(&p, &["send", &link, "early"]);
+    let screen = w.screen_until(&p, &link, |s| count_lines(s, "early") == 2);
+    assert!(!screen.contains("command not found"), "{screen}");
+    assert_eq!(w.status(&p, &link), "working");
 }

@@ -86,8 +86,9 @@ struct Track {
     submitted: Option<Instant>,
     /// When a command was last seen holding the terminal.
     busy_seen: Option<Instant>,
-    /// `run`: the screen version just before the queued command was typed.
-    delivered: Option<u64>,
+    /// `run`: the screen version just before the queued command was typed, and when its
+    /// Return was written.
+    delivered: Option<(u64, Instant)>,
 }
 
 impl Meta {
@@ -138,7 +139,7 @@ impl Meta {
 
     /// `run`: the screen version just before the queued command was typed, once it was.
     pub fn delivered(&self) -> Option<u64> {
-        self.track.lock().delivered
+        self.track.lock().delivered.map(|d| d.0)
     }
 }
 
@@ -411,6 +412,17 @@ fn handle_inner(
                 return Err(not_live(&s));
             }
             Ok(Box::new(move || {
+                // Typed before a `run` session's own command, the input would reach a booting
+                // shell (SC-01) or run first: it waits for the command to be delivered.
+                if s.termio.run.is_some() {
+                    let until = Instant::now() + READY_MAX + SUBMIT_GRACE;
+                    while !command_started(&s)
+                        && s.lock().state == State::Running
+                        && Instant::now() < until
+                    {
+                        std::thread::sleep(READY_POLL);
+                    }
+                }
                 let (since, command) = match submit(&s, steps, enter) {
                     Ok(v) => v,
                     Err(_) => return Ok(not_live(&s).to_json()),
@@ -637,8 +649,19 @@ fn shell_ready(s: &Session, started: Instant) -> Readiness {
     }
 }
 
+/// Whether a `run` session's own command has been typed and has started: it holds the
+/// terminal, or [`SUBMIT_GRACE`] has passed since its Return (a builtin, or a command already
+/// done). Input typed before that could reach the shell's line editor and be lost or run
+/// first.
+fn command_started(s: &Session) -> bool {
+    let Some((_, at)) = s.termio.track.lock().delivered else {
+        return false;
+    };
+    at.elapsed() >= SUBMIT_GRACE || s.foreground_group().is_some_and(|g| g as u32 != s.pid)
+}
+
 /// The typist of a `run` session: waits for the shell to be ready, then types the command
-/// and a Return (recording the version before it for `--wait`).
+/// and a Return, and records the version before them (for `--wait`) once both are written.
 fn deliver_when_ready(s: &Session, command: &str) {
     let started = Instant::now();
     loop {
@@ -653,9 +676,9 @@ fn deliver_when_ready(s: &Session, command: &str) {
         Ok(steps) => steps,
         Err(_) => return,
     };
-    let version = s.lock().version;
-    s.termio.track.lock().delivered = Some(version);
-    let _ = submit(s, steps, true);
+    if let Ok((version, _)) = submit(s, steps, true) {
+        s.termio.track.lock().delivered = Some((version, Instant::now()));
+    }
 }
 
 /// The caller's project: the project of its `TERMIO_SESSION` session, or the directory the

@@ -46,10 +46,18 @@ pub const RUN_SIZE: (u16, u16) = (100, 24);
 ///
 /// Errors: `bad_request` for a value that is neither milliseconds nor a duration.
 pub fn cli_timeout() -> Result<Duration, Error> {
-    let Ok(v) = std::env::var("TERMIO_CLI_TIMEOUT") else {
-        return Ok(CLI_TIMEOUT);
-    };
-    let v = v.trim();
+    match std::env::var("TERMIO_CLI_TIMEOUT") {
+        Ok(v) => parse_cli_timeout(&v),
+        Err(_) => Ok(CLI_TIMEOUT),
+    }
+}
+
+/// Parses a `TERMIO_CLI_TIMEOUT` value: a bare number is milliseconds, anything else a
+/// duration (`500ms`, `20s`, `2m`, `1h`); it must be more than 0.
+///
+/// Errors: `bad_request`.
+pub fn parse_cli_timeout(value: &str) -> Result<Duration, Error> {
+    let v = value.trim();
     let parsed = if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
         v.parse::<u64>()
             .map(Duration::from_millis)
@@ -420,4 +428,35 @@ fn waited(p: &Probe, timed_out: bool) -> Success<reply::Waited> {
         cursor_end: None,
         prompt: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cli_timeouts_are_ms_or_durations() {
+        assert_eq!(parse_cli_timeout("1500"), Ok(Duration::from_millis(1500)));
+        assert_eq!(parse_cli_timeout(" 20s "), Ok(Duration::from_secs(20)));
+        assert_eq!(parse_cli_timeout("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_cli_timeout("2m"), Ok(Duration::from_secs(120)));
+        for bad in ["", "0", "banana", "-5"] {
+            assert_eq!(
+                parse_cli_timeout(bad).unwrap_err().code,
+                Code::BadRequest,
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn wait_timeouts_are_clamped() {
+        assert_eq!(Wait::new(None).timeout, Duration::from_millis(300_000));
+        assert_eq!(Wait::new(Some(10)).timeout, Duration::from_millis(1_000));
+        assert_eq!(
+            Wait::new(Some(9_999_999)).timeout,
+            Duration::from_millis(600_000)
+        );
+        assert_eq!(Wait::new(Some(4_321)).timeout, Duration::from_millis(4_321));
+    }
 }
