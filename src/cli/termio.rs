@@ -171,8 +171,11 @@ pub struct CloseArgs {
 
 /// What a verb produced: its JSON document, its readable form, and the exit code.
 pub struct Emitted {
+    /// The `--json` document.
     pub json: serde_json::Value,
+    /// The readable form (stdout).
     pub text: String,
+    /// The exit code.
     pub code: i32,
 }
 

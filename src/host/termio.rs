@@ -10,7 +10,8 @@
 //!
 //! `run` starts an interactive shell (`<shell> -i`) in the project directory with
 //! `TERMIO_SESSION=<uuid>` and `TERMIO_PROJECT=<project>` in its environment, and a typist
-//! thread types the command once the shell is ready (case SC-01), see [`shell_ready`].
+//! thread types the command once the shell is ready (case SC-01): it has printed its prompt
+//! and gone quiet, see [`READY_QUIET`].
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -242,42 +243,65 @@ pub enum Caller {
 #[serde(tag = "verb", rename_all = "snake_case")]
 pub enum TermioRequest {
     /// The caller's project and its sessions (oldest first).
-    List { caller: Caller },
+    List {
+        /// Who asks.
+        /// Who asks.
+        caller: Caller,
+    },
     /// Starts `<shell> -i` in the caller's project and queues `command`.
     Run {
+        /// Who asks.
         caller: Caller,
+        /// The shell command to type.
         command: String,
+        /// The shell program (the client's `$SHELL`, else `bash`).
         shell: String,
+        /// Columns, 1–500.
         width: u16,
+        /// Rows, 1–500.
         height: u16,
     },
     /// The viewport text; `lines` keeps its last N rows.
     Read {
+        /// Who asks.
         caller: Caller,
+        /// A link, uuid, id prefix or title (see `termio::link::resolve`).
         target: String,
+        /// Keep the last N rows.
         lines: Option<usize>,
     },
     /// Types `text` (pasted when it has line breaks), then `keys`, then Return when `enter`.
     /// The reply adds `since` (the version before the input) and `command` (whether it
     /// submitted a command line at a shell prompt) for `--wait`.
     Send {
+        /// Who asks.
         caller: Caller,
+        /// A link, uuid, id prefix or title (see `termio::link::resolve`).
         target: String,
+        /// Typed as-is (pasted when it spans lines); may be empty.
         text: String,
+        /// Key names (`term::keys::parse_key`), pressed after the text.
         keys: Vec<String>,
+        /// Press Return (its own write, [`SUBMIT_GAP`] after the text).
         enter: bool,
     },
     /// Closes sessions (all targets resolve first, or none is closed).
     Close {
+        /// Who asks.
         caller: Caller,
+        /// Links, uuids, id prefixes or titles.
         targets: Vec<String>,
     },
     /// One step of a `--wait`: blocks until the screen version passes `since`, the session
     /// ends, or `budget_ms` (100–1000) passes; replies with a [`Probe`].
     Probe {
+        /// Who asks.
         caller: Caller,
+        /// A link, uuid, id prefix or title (see `termio::link::resolve`).
         target: String,
+        /// The last screen version the client has seen.
         since: u64,
+        /// The longest the probe blocks, ms (clamped 100–1000).
         budget_ms: u64,
     },
 }
@@ -285,12 +309,15 @@ pub enum TermioRequest {
 /// The host's answer to [`TermioRequest::Probe`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Probe {
+    /// The session's link.
     pub target: String,
+    /// Its title now.
     pub title: String,
     /// The screen version now.
     pub version: u64,
     /// The program is still running.
     pub running: bool,
+    /// [`termio_status`] now.
     pub status: Status,
     /// Time since the screen last changed, ms.
     pub quiet_ms: u64,
@@ -404,8 +431,8 @@ fn handle_inner(
             enter,
         } => {
             let s = resolve(sessions, &caller, &target, &registry)?;
-            let steps = input_steps(&text, &keys)?;
-            if steps.is_empty() && !enter {
+            let typed = input_steps(&text, &keys)?;
+            if typed.steps.is_empty() && !enter {
                 return Err(Error::new(Code::NoText, "nothing to send"));
             }
             if s.lock().state != State::Running {
@@ -423,7 +450,7 @@ fn handle_inner(
                         std::thread::sleep(READY_POLL);
                     }
                 }
-                let (since, command) = match submit(&s, steps, enter) {
+                let (since, command) = match submit(&s, typed, enter) {
                     Ok(v) => v,
                     Err(_) => return Ok(not_live(&s).to_json()),
                 };
@@ -512,10 +539,16 @@ fn not_live(s: &Session) -> Error {
     Error::new(Code::NotLive, format!("session {} has exited", link_of(s)))
 }
 
+/// What a send types: the inputs (for the journal) and their validated steps.
+struct Typed {
+    inputs: Vec<Input>,
+    steps: Vec<Step>,
+}
+
 /// Text (pasted when it spans lines, so it is one submission: case SC-03) then keys.
 ///
 /// Errors: `bad_request` for an unknown key name.
-fn input_steps(text: &str, key_names: &[String]) -> Result<Vec<Step>, Error> {
+fn input_steps(text: &str, key_names: &[String]) -> Result<Typed, Error> {
     let mut inputs = Vec::new();
     if !text.is_empty() {
         inputs.push(if text.contains('\n') {
@@ -525,24 +558,25 @@ fn input_steps(text: &str, key_names: &[String]) -> Result<Vec<Step>, Error> {
         });
     }
     inputs.extend(key_names.iter().map(|k| Input::Keys(k.clone())));
-    keys::validate(&inputs).map_err(|e| Error::new(Code::BadRequest, e.to_string()))
+    let steps = keys::validate(&inputs).map_err(|e| Error::new(Code::BadRequest, e.to_string()))?;
+    Ok(Typed { inputs, steps })
 }
 
-/// Writes `steps` (one write each), then, after [`SUBMIT_GAP`], a Return as its own write
-/// when `enter`; journals both. Returns the version before the input and whether it
+/// Writes the typed steps (one write each), then, after [`SUBMIT_GAP`], a Return as its own
+/// write when `enter`; journals them. Returns the version before the input and whether it
 /// submitted a command line at a shell prompt (which the status machine then follows).
 ///
 /// Errors: `session_exited` when the program has ended.
-fn submit(s: &Session, steps: Vec<Step>, enter: bool) -> Result<(u64, bool), HostError> {
+fn submit(s: &Session, typed: Typed, enter: bool) -> Result<(u64, bool), HostError> {
     let before = termio_status(s);
     let since = s.lock().version;
-    let mut inputs: Vec<Input> = Vec::new();
-    if !steps.is_empty() {
-        inputs.extend(steps.iter().map(input_of));
+    let Typed { mut inputs, steps } = typed;
+    let wrote_text = !steps.is_empty();
+    if wrote_text {
         s.send(steps)?;
     }
     if enter {
-        if !inputs.is_empty() {
+        if wrote_text {
             std::thread::sleep(SUBMIT_GAP);
         }
         let key = keys::parse_key("Enter")
@@ -558,20 +592,6 @@ fn submit(s: &Session, steps: Vec<Step>, enter: bool) -> Result<(u64, bool), Hos
         t.submitted = Some(Instant::now());
     }
     Ok((since, command))
-}
-
-/// The journal form of a step.
-fn input_of(step: &Step) -> Input {
-    match step {
-        Step::Text(t) => Input::Text(t.clone()),
-        Step::Paste(t) => Input::Paste(t.clone()),
-        Step::Key(_) | Step::Raw(_) => Input::RawHex(
-            keys::encode_step(step, &Default::default())
-                .iter()
-                .map(|b| format!("{b:02X}"))
-                .collect(),
-        ),
-    }
 }
 
 /// Starts the shell of a `run` session.
@@ -672,11 +692,10 @@ fn deliver_when_ready(s: &Session, command: &str) {
             Readiness::Ready => break,
         }
     }
-    let steps = match input_steps(command, &[]) {
-        Ok(steps) => steps,
-        Err(_) => return,
+    let Ok(typed) = input_steps(command, &[]) else {
+        return;
     };
-    if let Ok((version, _)) = submit(s, steps, true) {
+    if let Ok((version, _)) = submit(s, typed, true) {
         s.termio.track.lock().delivered = Some((version, Instant::now()));
     }
 }

@@ -61,8 +61,10 @@ impl Code {
 pub struct Error {
     /// Always false.
     pub ok: bool,
+    /// The code (`error` in JSON).
     #[serde(rename = "error")]
     pub code: Code,
+    /// What went wrong, for people.
     pub message: String,
     /// Always 1.
     pub schema_version: u32,

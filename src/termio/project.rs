@@ -37,8 +37,10 @@ pub struct Project {
 /// The registered projects.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Registry {
+    /// Always 1.
     #[serde(default = "one")]
     pub schema_version: u32,
+    /// In registration order.
     #[serde(default)]
     pub projects: Vec<Project>,
 }

@@ -40,9 +40,13 @@ impl<T> Success<T> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
+    /// At the shell prompt, no command run yet.
     Idle,
+    /// A command holds the terminal (or a non-shell program runs).
     Working,
+    /// Back at the prompt after a command.
     Done,
+    /// The program has ended.
     Exited,
 }
 
@@ -69,6 +73,7 @@ pub struct SessionEntry {
     pub title: String,
     /// `terminal` for plain terminals (every session today).
     pub agent: String,
+    /// See [`Status`].
     pub status: Status,
     /// What the session runs: the `run` command, or the program and its arguments.
     pub description: String,
@@ -94,6 +99,7 @@ pub struct List {
 pub struct Created {
     /// The new session's link.
     pub target: String,
+    /// Its title (the command until the program sets one).
     pub title: String,
     /// Always true.
     pub created: bool,
@@ -104,7 +110,9 @@ pub struct Created {
 /// `read`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Read {
+    /// The session's link.
     pub target: String,
+    /// Its title.
     pub title: String,
     /// The viewport, rows right-trimmed, trailing blank rows dropped, joined by `\n`.
     pub screen: String,
@@ -113,7 +121,9 @@ pub struct Read {
 /// `send` without `--wait`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Sent {
+    /// The session's link.
     pub target: String,
+    /// Its title.
     pub title: String,
     /// Agents only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -126,7 +136,9 @@ pub struct Sent {
 /// `send`/`run` with `--wait`: the turn's outcome.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Waited {
+    /// The session's link.
     pub target: String,
+    /// Its title.
     pub title: String,
     /// The status when the wait ended.
     pub status: Status,
@@ -135,10 +147,13 @@ pub struct Waited {
     /// `run --wait` only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub created: Option<bool>,
+    /// Agents only: the transcript file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transcript: Option<String>,
+    /// Agents only: the first transcript line of the response.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor: Option<u64>,
+    /// Agents only: the last transcript line of the response.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor_end: Option<u64>,
     /// `needs-you` outcomes only (agents).
