@@ -354,7 +354,15 @@ fn sc07_terminal_queries_are_answered() {
     let h = Host::new();
     std::fs::write(
         h.dir.path().join("q.sh"),
-        "IFS=';[' read -rs -d R -p $'\\e[6n' _ ROW COL; echo \"POS=$ROW,$COL\"\nread -rs -d c -p $'\\e[c' DA; echo DA=ok; sleep 5\n",
+        concat!(
+            "IFS=';[' read -rs -d R -p $'\\e[6n' _ ROW COL; echo \"POS=$ROW,$COL\"\n",
+            "read -rs -d c -p $'\\e[c' DA; echo DA=ok \"DA1=${DA#*[}\"\n",
+            "read -rs -d u -p $'\\e[?u' KB; echo \"KB=${KB#*[}\"\n",
+            "read -rs -d '\\' -p $'\\e[>q' XT; echo \"XT=${XT:4:-1}\"\n",
+            // The OSC 7501 answer must arrive before the DA1 answer asked right after it.
+            "read -rs -d c -p $'\\e]7501;?\\e\\\\\\e[c' ST; case \"$ST\" in *7501\\;1*62*) echo ORDER=ok;; *) echo ORDER=bad;; esac\n",
+            "sleep 5\n",
+        ),
     )
     .unwrap();
     let id = h.start(&["--", "bash", "q.sh"]);
@@ -367,7 +375,14 @@ fn sc07_terminal_queries_are_answered() {
         "{:?}",
         start.elapsed()
     );
-    assert_eq!(h.text(&id), "POS=1,1\nDA=ok");
+    h.ok(&["wait", &id, "--text", "ORDER=", "--timeout", "10s"]);
+    assert_eq!(
+        h.text(&id),
+        format!(
+            "POS=1,1\nDA=ok DA1=?62;22\nKB=?0\nXT=console2svg {}\nORDER=ok",
+            env!("CARGO_PKG_VERSION")
+        )
+    );
 }
 
 #[test]

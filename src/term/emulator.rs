@@ -14,9 +14,32 @@ use alacritty_terminal::vte::ansi::{self, CursorShape as TermCursorShape, NamedC
 use super::screen::{
     xterm_256, Cell, Color, Cursor, CursorShape, Link, Modes, Rgb, Screen, Underline,
 };
+use super::sniff::{Found, ProgramStatus, Sniffer};
 
 /// Lines of scrollback the emulator keeps.
 pub const SCROLLBACK_LINES: usize = 10_000;
+
+/// The primary device attributes (DA1) answer: VT220 (62) with ANSI colour (22).
+const DA1_ANSWER: &[u8] = b"\x1b[?62;22c";
+
+/// The answer to the OSC 7501 `?` probe, before the terminator (the probe's own BEL or ST):
+/// "status reports are understood here".
+const STATUS_PROBE_ANSWER: &[u8] = b"\x1b]7501;1";
+
+/// The kitty keyboard protocol's progressive-enhancement flags in effect (bit 1 disambiguate,
+/// 2 event types, 4 alternate keys, 8 all keys as escape codes, 16 associated text).
+fn kitty_flags(mode: TermMode) -> u8 {
+    [
+        (TermMode::DISAMBIGUATE_ESC_CODES, 1),
+        (TermMode::REPORT_EVENT_TYPES, 2),
+        (TermMode::REPORT_ALTERNATE_KEYS, 4),
+        (TermMode::REPORT_ALL_KEYS_AS_ESC, 8),
+        (TermMode::REPORT_ASSOCIATED_TEXT, 16),
+    ]
+    .iter()
+    .filter(|(m, _)| mode.contains(*m))
+    .fold(0, |acc, (_, bit)| acc | bit)
+}
 
 /// Cell size in px reported to `CSI 14 t` (text area size in pixels) queries.
 const REPORTED_CELL_PX: (u16, u16) = (8, 18);
@@ -88,6 +111,9 @@ pub struct Emulator {
     colors: QueryColors,
     title: Option<String>,
     bells: u64,
+    sniffer: Sniffer,
+    program_status: Option<ProgramStatus>,
+    status_reports: u64,
 }
 
 impl Emulator {
@@ -96,6 +122,9 @@ impl Emulator {
         let events = Events::default();
         let config = Config {
             scrolling_history: SCROLLBACK_LINES,
+            // Tracks the progressive-enhancement stack and answers `CSI ? u`; keys are encoded
+            // by its flags (see `keys`).
+            kitty_keyboard: true,
             ..Config::default()
         };
         let size = Size {
@@ -110,6 +139,9 @@ impl Emulator {
             colors: QueryColors::default(),
             title: None,
             bells: 0,
+            sniffer: Sniffer::default(),
+            program_status: None,
+            status_reports: 0,
         }
     }
 
@@ -129,9 +161,50 @@ impl Emulator {
     }
 
     /// Parses `bytes` (any split: escape sequences may straddle calls) and queues the replies.
+    ///
+    /// XTVERSION and OSC 7501 (which alacritty ignores) are handled here, in stream order:
+    /// the bytes before such a sequence are parsed and answered first, so replies keep the
+    /// order of the queries (a program probing OSC 7501 then DA1 gets the answers in that
+    /// order).
     pub fn advance(&mut self, bytes: &[u8]) {
-        self.parser.advance(&mut self.term, bytes);
+        let mut from = 0;
+        for (end, found) in self.sniffer.scan(bytes) {
+            let end = end.max(from);
+            self.parser.advance(&mut self.term, &bytes[from..end]);
+            self.drain_events();
+            from = end;
+            self.apply(found);
+        }
+        self.parser.advance(&mut self.term, &bytes[from..]);
         self.drain_events();
+    }
+
+    fn apply(&mut self, found: Found) {
+        match found {
+            Found::XtVersion => {
+                let reply = format!("\x1bP>|console2svg {}\x1b\\", env!("CARGO_PKG_VERSION"));
+                self.replies.extend_from_slice(reply.as_bytes());
+            }
+            Found::StatusProbe { bel } => {
+                self.replies.extend_from_slice(STATUS_PROBE_ANSWER);
+                self.replies
+                    .extend_from_slice(if bel { b"\x07" } else { b"\x1b\\" });
+            }
+            Found::Status(status) => {
+                self.program_status = Some(status);
+                self.status_reports += 1;
+            }
+        }
+    }
+
+    /// The program's last OSC 7501 status report, if it sent one.
+    pub fn program_status(&self) -> Option<&ProgramStatus> {
+        self.program_status.as_ref()
+    }
+
+    /// How many OSC 7501 status reports arrived (a repeated state is still a new report).
+    pub fn status_reports(&self) -> u64 {
+        self.status_reports
     }
 
     /// When an open synchronized-output frame must be force-ended, if one is open.
@@ -158,6 +231,11 @@ impl Emulator {
         std::mem::take(&mut self.replies)
     }
 
+    /// The window title set by OSC 0/2, if any (cleared by the title-reset sequence).
+    pub fn title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
+
     /// Number of BEL characters seen.
     pub fn bells(&self) -> u64 {
         self.bells
@@ -175,6 +253,12 @@ impl Emulator {
         let events = std::mem::take(&mut *self.events.0.lock().unwrap_or_else(|e| e.into_inner()));
         for event in events {
             match event {
+                // alacritty answers DA1 as a VT102 (`CSI ? 6 c`); we are a VT220-class
+                // terminal with ANSI colour (`CSI ? 62 ; 22 c`), as xterm-compatible
+                // programs expect (SC-07).
+                Event::PtyWrite(text) if text == "\x1b[?6c" => {
+                    self.replies.extend_from_slice(DA1_ANSWER)
+                }
                 Event::PtyWrite(text) => self.replies.extend_from_slice(text.as_bytes()),
                 Event::ColorRequest(index, format) => {
                     let rgb = self.query_color(index);
@@ -232,12 +316,8 @@ impl Emulator {
             bracketed_paste: mode.contains(TermMode::BRACKETED_PASTE),
             mouse_reporting: mode.intersects(TermMode::MOUSE_MODE),
             synchronized_output: self.sync_deadline().is_some(),
+            kitty_keyboard_flags: kitty_flags(mode),
         }
-    }
-
-    /// The window title from OSC 0/2, if the program set one (cheap: no snapshot).
-    pub fn title(&self) -> Option<&str> {
-        self.title.as_deref()
     }
 
     /// The cursor's viewport row and column, 0-based (cheap: no snapshot).
@@ -446,9 +526,38 @@ mod tests {
         assert!(r2.contains("\x1b[4;432;640t"), "CSI 14 t: {r2:?}");
         assert!(r2.contains("\x1b]4;1;rgb:cdcd/3131/3131"), "OSC 4: {r2:?}");
         assert!(r2.contains("\x1b]10;rgb:d4d4/d4d4/d4d4"), "OSC 10: {r2:?}");
-        assert!(r.contains("\x1b[?6c"), "{r:?}");
+        assert!(r.contains("\x1b[?62;22c"), "DA1: {r:?}");
         assert!(r.contains("\x1b[8;24;80t"), "{r:?}");
         assert!(r.contains("\x1b]11;rgb:1e1e/1e1e/1e1e"), "{r:?}");
+    }
+
+    /// The queries alacritty leaves to us: kitty keyboard flags, XTVERSION and the OSC 7501
+    /// probe, answered in the order they were asked even within one read.
+    #[test]
+    fn answers_keyboard_version_and_status_probes_in_order() {
+        let mut e = Emulator::new(80, 24);
+        e.advance(b"\x1b[?u\x1b[>1u\x1b[?u\x1b[<u\x1b]7501;?\x1b\\\x1b[c\x1b[>0q\x1b]7501;?\x07");
+        let r = String::from_utf8(e.take_replies()).unwrap();
+        let version = env!("CARGO_PKG_VERSION");
+        assert_eq!(
+            r,
+            format!(
+                "\x1b[?0u\x1b[?1u\x1b]7501;1\x1b\\\x1b[?62;22c\x1bP>|console2svg {version}\x1b\\\x1b]7501;1\x07"
+            )
+        );
+        assert_eq!(e.modes().kitty_keyboard_flags, 0, "popped again");
+        e.advance(b"\x1b[>1u");
+        assert_eq!(e.modes().kitty_keyboard_flags, 1);
+    }
+
+    #[test]
+    fn osc_7501_reports_are_kept() {
+        let mut e = Emulator::new(80, 24);
+        assert!(e.program_status().is_none());
+        e.advance(b"\x1b]7501;state=working\x07text\x1b]7501;state=working\x1b\\");
+        assert_eq!(e.program_status().unwrap().state, "working");
+        assert_eq!(e.status_reports(), 2);
+        assert_eq!(e.snapshot().row_text(0), "text");
     }
 
     #[test]

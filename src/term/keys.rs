@@ -508,6 +508,9 @@ pub fn encode_step(step: &Step, modes: &Modes) -> Vec<u8> {
 /// The single source of every key's bytes; `Err` is the reason a combination is unsupported.
 fn encode(base: KeyBase, mods: Modifiers, modes: &Modes) -> Result<Vec<u8>, String> {
     let m = mods.parameter();
+    if let Some(bytes) = encode_kitty(base, mods, modes.kitty_keyboard_flags) {
+        return Ok(bytes);
+    }
     match base {
         KeyBase::Char(c) => encode_char(c, mods),
         KeyBase::Enter | KeyBase::Tab | KeyBase::Escape | KeyBase::Backspace => {
@@ -627,6 +630,45 @@ fn encode_char(c: char, mods: Modifiers) -> Result<Vec<u8>, String> {
         out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
     }
     Ok(out)
+}
+
+/// Kitty keyboard protocol flag 1: disambiguate escape codes.
+const KITTY_DISAMBIGUATE: u8 = 1;
+/// Kitty keyboard protocol flag 8: report all keys as escape codes.
+const KITTY_ALL_KEYS: u8 = 8;
+
+/// The kitty keyboard protocol form of a key (`CSI <code> [; <modifiers>] u`, per the
+/// protocol's "progressive enhancement" section), when the program's flags call for one;
+/// `None` means the legacy encoding applies.
+///
+/// With flag 1 (disambiguate): Escape, and Ctrl/Alt with a character key, become `CSI u`;
+/// unmodified Enter, Tab and Backspace keep their legacy bytes, modified ones become `CSI u`.
+/// With flag 8 (all keys): Enter, Tab and Backspace become `CSI u` too. Typed text (`--text`)
+/// is always sent as text. Functional keys (arrows, Home, F1…) keep their `CSI … ~`/`SS3`
+/// forms, which the protocol leaves unchanged.
+fn encode_kitty(base: KeyBase, mods: Modifiers, flags: u8) -> Option<Vec<u8>> {
+    if flags & (KITTY_DISAMBIGUATE | KITTY_ALL_KEYS) == 0 {
+        return None;
+    }
+    let all = flags & KITTY_ALL_KEYS != 0;
+    let m = mods.parameter();
+    let code = match base {
+        KeyBase::Escape => 27,
+        KeyBase::Enter | KeyBase::Tab | KeyBase::Backspace if all || m > 1 => match base {
+            KeyBase::Enter => 13,
+            KeyBase::Tab => 9,
+            _ => 127,
+        },
+        // Keys are stored with an uppercase letter and no Shift; the protocol reports the
+        // unshifted key.
+        KeyBase::Char(c) if mods.ctrl || mods.alt => c.to_ascii_lowercase() as u32,
+        _ => return None,
+    };
+    Some(if m > 1 {
+        format!("\x1b[{code};{m}u").into_bytes()
+    } else {
+        format!("\x1b[{code}u").into_bytes()
+    })
 }
 
 /// `Ctrl+<c>`: a letter (either case) & 0x1f; `@` and Space → NUL; `[ \ ] ^ _` → 0x1b..0x1f.
@@ -780,6 +822,41 @@ mod tests {
             let only_keypad = encode_key(&key, &modes(false, true, true));
             assert_eq!(only_cursor, if cursor_key { app } else { normal }, "{name}");
             assert_eq!(only_keypad, if keypad_key { app } else { normal }, "{name}");
+        }
+    }
+
+    /// Kitty keyboard protocol: flag 1 changes Escape and Ctrl/Alt characters, flag 8 also
+    /// Enter, Tab and Backspace; functional keys and plain characters stay as they were.
+    #[test]
+    fn kitty_flags_change_only_the_keys_the_protocol_names() {
+        let flags = |f: u8| Modes {
+            kitty_keyboard_flags: f,
+            ..Modes::default()
+        };
+        let cases: &[(&str, &[u8], &[u8])] = &[
+            ("Escape", b"\x1b[27u", b"\x1b[27u"),
+            ("Alt+Escape", b"\x1b[27;3u", b"\x1b[27;3u"),
+            ("Ctrl+C", b"\x1b[99;5u", b"\x1b[99;5u"),
+            ("Alt+x", b"\x1b[120;3u", b"\x1b[120;3u"),
+            ("Ctrl+Alt+a", b"\x1b[97;7u", b"\x1b[97;7u"),
+            ("Enter", b"\r", b"\x1b[13u"),
+            ("Tab", b"\t", b"\x1b[9u"),
+            ("Backspace", b"\x7f", b"\x1b[127u"),
+            ("Shift+Tab", b"\x1b[9;2u", b"\x1b[9;2u"),
+            ("Alt+Enter", b"\x1b[13;3u", b"\x1b[13;3u"),
+            ("a", b"a", b"a"),
+            ("A", b"A", b"A"),
+            ("Up", b"\x1b[A", b"\x1b[A"),
+            ("F5", b"\x1b[15~", b"\x1b[15~"),
+        ];
+        for &(name, disambiguate, all_keys) in cases {
+            assert_eq!(bytes(name, &flags(1)), disambiguate, "{name} with flag 1");
+            assert_eq!(bytes(name, &flags(9)), all_keys, "{name} with flags 1+8");
+            assert_eq!(
+                bytes(name, &flags(2)),
+                bytes(name, &normal()),
+                "{name} flag 2"
+            );
         }
     }
 

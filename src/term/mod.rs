@@ -1,9 +1,11 @@
 //! The terminal model: the emulator over alacritty_terminal and the owned [`Screen`] snapshot.
 //! Knows nothing of PTYs, sockets or SVG.
 
+pub mod ansi;
 mod emulator;
 pub mod keys;
 mod screen;
+pub mod sniff;
 
 pub use emulator::{Emulator, QueryColors, SCROLLBACK_LINES};
 pub use screen::*;

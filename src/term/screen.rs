@@ -176,6 +176,11 @@ pub struct Modes {
     /// DEC private mode 2026 was active when the snapshot was taken (the snapshot shows the last
     /// complete frame).
     pub synchronized_output: bool,
+    /// Kitty keyboard protocol flags pushed by the program (`CSI > flags u`): 1 disambiguate
+    /// escape codes, 8 report all keys as escape codes (the two that change what a key sends;
+    /// see `keys`). 0 for legacy encoding.
+    #[serde(default)]
+    pub kitty_keyboard_flags: u8,
 }
 
 /// An owned snapshot of a terminal.

@@ -1,0 +1,222 @@
+//! Sequences alacritty_terminal does not act on, picked out of the byte stream before it is
+//! parsed: XTVERSION (`CSI > Ps q`, xterm's "report version") and OSC 7501 program status
+//! (`ESC ] 7501 ; state=<s>[:kind=<k>][:msg=<base64>] ST`, and its `?` probe; see
+//! shared/notes/agents.md, "In-band signals"). Sequences may straddle reads: an unfinished
+//! one is carried over (at most [`MAX_CARRY`] bytes).
+
+use base64::Engine;
+
+const ESC: u8 = 0x1b;
+const BEL: u8 = 0x07;
+
+/// Longest unfinished sequence kept between reads; longer ones are not ours and are dropped.
+pub const MAX_CARRY: usize = 4096;
+
+/// A program's status as reported by OSC 7501.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProgramStatus {
+    /// `idle`, `working`, `blocked` (waiting for the user), `done` or `error`, as sent.
+    pub state: String,
+    /// What a `blocked` program waits for: `permission`, `question` or `auth`, when given.
+    pub kind: Option<String>,
+    /// The decoded `msg` field (base64 of UTF-8 text), when given and decodable.
+    pub message: Option<String>,
+}
+
+/// A sequence found in the stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Found {
+    /// XTVERSION (`CSI > q` or `CSI > 0 q`).
+    XtVersion,
+    /// The OSC 7501 `?` probe; `bel` when it ended with BEL rather than ST.
+    StatusProbe { bel: bool },
+    /// An OSC 7501 status report.
+    Status(ProgramStatus),
+}
+
+/// The stream scanner; keeps an unfinished sequence between calls.
+#[derive(Debug, Default)]
+pub struct Sniffer {
+    carry: Vec<u8>,
+}
+
+enum Parse {
+    /// A whole sequence ending at this offset, ours or not.
+    Done(usize, Option<Found>),
+    /// Not a sequence we look for.
+    NotOurs,
+    /// The data ends inside what may be one of ours.
+    Incomplete,
+}
+
+impl Sniffer {
+    /// Scans the next bytes of the stream. Returns each sequence found with the offset in
+    /// `bytes` just past its end, in stream order.
+    pub fn scan(&mut self, bytes: &[u8]) -> Vec<(usize, Found)> {
+        let carried = self.carry.len();
+        let joined;
+        let data: &[u8] = if carried == 0 {
+            bytes
+        } else {
+            let mut j = std::mem::take(&mut self.carry);
+            j.extend_from_slice(bytes);
+            joined = j;
+            &joined
+        };
+        let mut found = Vec::new();
+        let mut i = 0;
+        while let Some(p) = memchr::memchr(ESC, &data[i..]).map(|p| p + i) {
+            match parse_at(data, p) {
+                Parse::Done(end, Some(f)) => {
+                    found.push((end.saturating_sub(carried), f));
+                    i = end;
+                }
+                Parse::Done(end, None) => i = end,
+                Parse::NotOurs => i = p + 1,
+                Parse::Incomplete => {
+                    if data.len() - p <= MAX_CARRY {
+                        self.carry = data[p..].to_vec();
+                    }
+                    break;
+                }
+            }
+        }
+        found
+    }
+}
+
+fn parse_at(data: &[u8], p: usize) -> Parse {
+    match data.get(p + 1) {
+        None => Parse::Incomplete,
+        Some(b'[') => parse_xtversion(data, p + 2),
+        Some(b']') => parse_osc_7501(data, p + 2),
+        Some(_) => Parse::NotOurs,
+    }
+}
+
+/// After `ESC [`: `>`, optional digits, `q`.
+fn parse_xtversion(data: &[u8], mut i: usize) -> Parse {
+    match data.get(i) {
+        None => return Parse::Incomplete,
+        Some(b'>') => i += 1,
+        Some(_) => return Parse::NotOurs,
+    }
+    let digits = i;
+    while data.get(i).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+    }
+    match data.get(i) {
+        None => Parse::Incomplete,
+        Some(b'q') if data[digits..i].iter().all(|&b| b == b'0') => {
+            Parse::Done(i + 1, Some(Found::XtVersion))
+        }
+        Some(_) => Parse::NotOurs,
+    }
+}
+
+/// After `ESC ]`: `7501;`, the payload, then BEL or `ESC \`.
+fn parse_osc_7501(data: &[u8], i: usize) -> Parse {
+    const PREFIX: &[u8] = b"7501;";
+    let have = &data[i..data.len().min(i + PREFIX.len())];
+    if !PREFIX.starts_with(have) {
+        return Parse::NotOurs;
+    }
+    if have.len() < PREFIX.len() {
+        return Parse::Incomplete;
+    }
+    let start = i + PREFIX.len();
+    let mut j = start;
+    loop {
+        match data.get(j) {
+            None => return Parse::Incomplete,
+            Some(&BEL) => return Parse::Done(j + 1, payload(&data[start..j], true)),
+            Some(&ESC) => match data.get(j + 1) {
+                None => return Parse::Incomplete,
+                Some(b'\\') => return Parse::Done(j + 2, payload(&data[start..j], false)),
+                // Any other ESC cancels the string.
+                Some(_) => return Parse::Done(j, None),
+            },
+            Some(_) if j - start > MAX_CARRY => return Parse::NotOurs,
+            Some(_) => j += 1,
+        }
+    }
+}
+
+fn payload(body: &[u8], bel: bool) -> Option<Found> {
+    if body == b"?" {
+        return Some(Found::StatusProbe { bel });
+    }
+    let text = std::str::from_utf8(body).ok()?;
+    let mut status = ProgramStatus {
+        state: String::new(),
+        kind: None,
+        message: None,
+    };
+    for field in text.split(':') {
+        let (key, value) = field.split_once('=')?;
+        match key {
+            "state" => status.state = value.to_string(),
+            "kind" => status.kind = Some(value.to_string()),
+            "msg" => {
+                status.message = base64::engine::general_purpose::STANDARD
+                    .decode(value)
+                    .ok()
+                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+            }
+            _ => {} // Fields may be added.
+        }
+    }
+    const STATES: &[&str] = &["idle", "working", "blocked", "done", "error"];
+    STATES
+        .contains(&status.state.as_str())
+        .then_some(Found::Status(status))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all(chunks: &[&[u8]]) -> Vec<Found> {
+        let mut s = Sniffer::default();
+        chunks.iter().flat_map(|c| s.scan(c)).map(|f| f.1).collect()
+    }
+
+    #[test]
+    fn finds_xtversion_but_not_its_neighbours() {
+        assert_eq!(
+            all(&[b"a\x1b[>q b \x1b[>0q"]),
+            [Found::XtVersion, Found::XtVersion]
+        );
+        // DA2, modifyOtherKeys and the cursor-style sequence are not XTVERSION.
+        assert!(all(&[b"\x1b[>c\x1b[>4;1m\x1b[2 q\x1b[>1q"]).is_empty());
+    }
+
+    #[test]
+    fn reads_status_reports_and_probes_across_reads() {
+        let msg = base64::engine::general_purpose::STANDARD.encode("Allow edit?");
+        let report = format!("\x1b]7501;state=blocked:kind=permission:msg={msg}\x1b\\");
+        let bytes = report.as_bytes();
+        let (a, b) = bytes.split_at(9);
+        assert_eq!(
+            all(&[b"x\x1b]75", b"01;?\x07", a, b]),
+            [
+                Found::StatusProbe { bel: true },
+                Found::Status(ProgramStatus {
+                    state: "blocked".into(),
+                    kind: Some("permission".into()),
+                    message: Some("Allow edit?".into()),
+                })
+            ]
+        );
+        assert!(all(&[b"\x1b]7501;state=sleeping\x07\x1b]75010;x\x07\x1b]0;t\x07"]).is_empty());
+    }
+
+    #[test]
+    fn offsets_point_past_each_sequence() {
+        let mut s = Sniffer::default();
+        assert!(s.scan(b"ab\x1b]7501;state=wor").is_empty());
+        let found = s.scan(b"king\x07cd\x1b[>q");
+        assert_eq!(found[0].0, 5);
+        assert_eq!(found[1].0, 11);
+    }
+}
