@@ -842,3 +842,26 @@ fn a_send_right_after_run_follows_the_queued_command() {
     assert!(!screen.contains("command not found"), "{screen}");
     assert_eq!(w.status(&p, &link), "working");
 }
+
+/// Titles follow the program's OSC title; the link stays, and the new title addresses it.
+#[test]
+fn titles_change_links_do_not() {
+    let w = World::new();
+    let p = w.folder("p");
+    let link = w.start(&p, r"printf '\033]2;renamed\007'");
+    let end = Instant::now() + Duration::from_secs(15);
+    while w.entry(&p, &link)["title"] != "renamed" {
+        assert!(
+            Instant::now() < end,
+            "title never changed: {}",
+            w.entry(&p, &link)
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(
+        w.entry(&p, &link)["description"],
+        r"printf '\033]2;renamed\007'"
+    );
+    assert_eq!(w.ok(&p, &["read", "renamed"])["target"], link.as_str());
+    assert_eq!(w.ok(&p, &["read", "renamed"])["title"], "renamed");
+}

@@ -765,3 +765,50 @@ fn resolve(
     let i = link::resolve(target, &candidates)?;
     Ok(mine[i].clone())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host::protocol::Request;
+
+    #[test]
+    fn termio_requests_travel_inside_the_host_protocol() {
+        let r = Request::Termio(TermioRequest::Send {
+            caller: Caller::Project("/p".into()),
+            target: "1a2b3c4d".into(),
+            text: "hi".into(),
+            keys: vec!["Tab".into()],
+            enter: false,
+        });
+        let line = serde_json::to_string(&r).unwrap();
+        assert!(
+            line.starts_with(r#"{"op":"termio","verb":"send","caller":{"project":"/p"}"#),
+            "{line}"
+        );
+        assert_eq!(serde_json::from_str::<Request>(&line).unwrap(), r);
+    }
+
+    fn meta(argv: &[&str]) -> Meta {
+        let spec = SpawnSpec {
+            argv: argv.iter().map(Into::into).collect(),
+            cwd: "/".into(),
+            cols: 80,
+            rows: 24,
+            color_env: true,
+            delete_ci_env: true,
+            env: Vec::new(),
+        };
+        Meta::of(&spec, None)
+    }
+
+    #[test]
+    fn lone_shells_are_followed_other_programs_are_not() {
+        assert!(meta(&["bash"]).is_shell());
+        assert!(meta(&["/usr/bin/zsh", "-i"]).is_shell());
+        assert!(meta(&["bash", "--norc", "-i"]).is_shell());
+        assert!(!meta(&["bash", "-c", "sleep 1"]).is_shell());
+        assert!(!meta(&["sh", "script.sh"]).is_shell());
+        assert!(!meta(&["vim"]).is_shell());
+        assert_eq!(meta(&["bash", "--norc"]).command(), "bash --norc");
+    }
+}
