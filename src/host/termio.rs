@@ -151,6 +151,10 @@ impl Meta {
 /// submitted a command line, [`BUSY_HOLD`] after a command was last seen), else `done` once a
 /// command has run, else `idle`. Any other running program is `working`. An ended program is
 /// `exited`.
+///
+/// Takes the session's lock briefly: never call it while holding [`Session::lock`] (e.g. from
+/// the pump); it also updates the status machine's memory, so calling it often (a watcher
+/// sampling every 100–250 ms) only makes `working` more accurate.
 pub fn termio_status(s: &Session) -> Status {
     if s.lock().state != State::Running {
         return Status::Exited;
@@ -197,7 +201,12 @@ pub fn link_of(s: &Session) -> String {
 }
 
 /// One `list` entry (also what `watch` streams): link, id, title, agent (`terminal`), status,
-/// description (the command), and the shell's current directory while it runs.
+/// description (the command), and the shell's current directory while it runs. Same locking
+/// rule as [`termio_status`].
+///
+/// A watcher scoped like `list`: `let registry = Registry::load().unwrap_or_default();`,
+/// `let project = project_for(&sessions, &caller, &registry)?;`, then
+/// `in_project(&sessions, &project, &registry)` and `list_entry` on each.
 pub fn list_entry(s: &Session) -> SessionEntry {
     let uuid = link::uuid_of(&s.id);
     let status = termio_status(s);
