@@ -12,6 +12,7 @@
 //! - [`scenario`]: scenario documents: parse and validate, export from a journal, run.
 //! - [`status`]: the `status` report (fonts and fallbacks, renderers, themes, colour environment).
 //! - [`render`]: `Screen` + appearance → SVG (layout, themes, window chrome, fonts, geometry).
+//! - [`termio`]: the `termio sessions` namespace: projects, links, replies, the verbs' logic.
 
 pub mod capture;
 pub mod cli;
@@ -23,3 +24,4 @@ pub mod render;
 pub mod scenario;
 pub mod status;
 pub mod term;
+pub mod termio;

@@ -28,6 +28,9 @@ pub struct SpawnSpec {
     pub color_env: bool,
     /// Remove `CI` and `TF_BUILD` (default true; `--no-delete-envs` clears it).
     pub delete_ci_env: bool,
+    /// Extra variables set last, over everything above (e.g. `TERMIO_SESSION` and
+    /// `TERMIO_PROJECT` for termio sessions).
+    pub env: Vec<(String, String)>,
 }
 
 /// Why a program could not be started.
@@ -130,6 +133,9 @@ pub fn spawn(
     }
     cmd.env("COLUMNS", spec.cols.to_string());
     cmd.env("LINES", spec.rows.to_string());
+    for (k, v) in &spec.env {
+        cmd.env(k, v);
+    }
     let child = pair
         .slave
         .spawn_command(cmd)

@@ -58,7 +58,7 @@ use unicode_width::UnicodeWidthStr;
 /// The text modes under test (the capture's `--text-mode`; "text" is the default and passes
 /// no flag). Once `--text-mode outlines` exists, enable it by changing this line to
 /// `const MODES: &[&str] = &["text", "outlines"];`
-const MODES: &[&str] = &["text"];
+const MODES: &[&str] = &["text", "outlines"];
 
 /// A channel difference above this means two pixels are far apart (a quarter of the range:
 /// more than anti-aliasing or hinting moves an edge pixel on average).

@@ -294,6 +294,7 @@ fn run_capture(args: CaptureArgs, config: Option<PathBuf>) -> Result<(), CliErro
                 rows,
                 color_env: !args.no_colorenv,
                 delete_ci_env: !args.no_delete_envs,
+                env: Vec::new(),
             },
             timeout: args.timeout,
             query_colors,

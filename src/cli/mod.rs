@@ -5,6 +5,7 @@ pub mod appearance;
 pub mod console2svg;
 pub mod scenario;
 pub mod session;
+pub mod termio;
 
 /// A failed command: its message (one line) and exit code.
 #[derive(Debug)]
@@ -38,12 +39,17 @@ pub fn print_stdout(text: &str) -> Result<(), CliError> {
         .map_err(|e| CliError::new(format!("cannot write to stdout: {e}")))
 }
 
+/// Prints `<bin>: error: <message>` on stderr (both binaries' readable error line).
+pub fn print_error(bin: &str, message: &str) {
+    eprintln!("{bin}: error: {message}");
+}
+
 /// Runs `main`, printing an error as `<bin>: error: <message>` on stderr and exiting with its code.
 pub fn exit_with(bin: &str, result: Result<(), CliError>) -> ! {
     match result {
         Ok(()) => std::process::exit(0),
         Err(e) => {
-            eprintln!("{bin}: error: {}", e.message);
+            print_error(bin, &e.message);
             std::process::exit(e.code)
         }
     }

@@ -160,12 +160,12 @@ fn emit(result: Result<Value, HostError>) -> i32 {
     match result {
         Ok(v) => {
             if let Err(e) = super::print_stdout(&format!("{v}\n")) {
-                eprintln!("console2svg: error: {}", e.message);
+                super::print_error("console2svg", &e.message);
                 return 1;
             }
             if v["status"] == "error" {
                 if let Some(m) = v["error"]["message"].as_str() {
-                    eprintln!("console2svg: error: {m}");
+                    super::print_error("console2svg", m);
                 }
                 1
             } else {
@@ -174,7 +174,7 @@ fn emit(result: Result<Value, HostError>) -> i32 {
         }
         Err(e) => {
             let _ = super::print_stdout(&format!("{}\n", e.envelope()));
-            eprintln!("console2svg: error: {}", e.message);
+            super::print_error("console2svg", &e.message);
             1
         }
     }

@@ -99,16 +99,28 @@ fn start_host() -> Result<(), HostError> {
 /// Errors: `host_unavailable` when no reply arrives within [`REPLY_TIMEOUT`] or the host
 /// closes the connection; `cancelled` on Ctrl+C; the host's own error otherwise.
 pub fn request(request: &Request) -> Result<Value, HostError> {
-    request_inner(request, true)
+    request_inner(request, true, REPLY_TIMEOUT)
+}
+
+/// Like [`request`], with its own reply timeout instead of [`REPLY_TIMEOUT`] (termio's
+/// `TERMIO_CLI_TIMEOUT`, widened under `--wait`).
+///
+/// Errors: as [`request`].
+pub fn request_with_timeout(request: &Request, timeout: Duration) -> Result<Value, HostError> {
+    request_inner(request, true, timeout)
 }
 
 /// Like [`request`], but Ctrl+C does not abandon it: for the clean-up a cancelled command
 /// still owes the host (ending a wait).
 pub fn request_despite_interrupt(request: &Request) -> Result<Value, HostError> {
-    request_inner(request, false)
+    request_inner(request, false, REPLY_TIMEOUT)
 }
 
-fn request_inner(request: &Request, honor_interrupt: bool) -> Result<Value, HostError> {
+fn request_inner(
+    request: &Request,
+    honor_interrupt: bool,
+    timeout: Duration,
+) -> Result<Value, HostError> {
     let mut stream = connect()?;
     let mut line = serde_json::to_vec(request)
         .map_err(|e| HostError::new(ErrorCode::InvalidRequest, e.to_string()))?;
@@ -120,7 +132,7 @@ fn request_inner(request: &Request, honor_interrupt: bool) -> Result<Value, Host
         )
     })?;
     let _ = stream.set_read_timeout(Some(Duration::from_millis(50)));
-    let deadline = Instant::now() + REPLY_TIMEOUT;
+    let deadline = Instant::now() + timeout;
     let mut reply = Vec::new();
     let mut buf = [0u8; 64 * 1024];
     loop {
@@ -144,7 +156,10 @@ fn request_inner(request: &Request, honor_interrupt: bool) -> Result<Value, Host
                 if Instant::now() >= deadline {
                     return Err(HostError::new(
                         ErrorCode::HostUnavailable,
-                        "the host did not answer within 5 s",
+                        format!(
+                            "the host did not answer within {}",
+                            super::protocol::format_duration_ms(timeout.as_millis() as u64)
+                        ),
                     ));
                 }
             }

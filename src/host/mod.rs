@@ -1,6 +1,7 @@
 //! The background host that keeps PTY sessions alive between CLI calls: a Unix-socket server
 //! over a session registry ([`server`]), the sessions themselves ([`session`]), the protocol
-//! ([`protocol`]), the client side ([`client`]) and where the socket lives ([`paths`]).
+//! ([`protocol`]), the client side ([`client`]), where the socket lives ([`paths`]) and the
+//! termio view of the sessions ([`termio`]: projects, links, status, list entries).
 //! Contract: shared/spec/console2svg-session.md and the `session` part of
 //! shared/spec/console2svg-contract.md.
 
@@ -11,3 +12,4 @@ pub mod paths;
 pub mod protocol;
 pub mod server;
 pub mod session;
+pub mod termio;

@@ -150,6 +150,7 @@ impl Launch {
             rows: self.height,
             color_env: self.color_env,
             delete_ci_env: self.delete_ci_env,
+            env: Vec::new(),
         }
     }
 
@@ -228,6 +229,8 @@ pub enum Request {
     Journal {
         id: String,
     },
+    /// A `termio sessions` verb (see `host::termio`); its reply is the termio contract's.
+    Termio(super::termio::TermioRequest),
 }
 
 /// Parses a duration: `500ms`, `2s`, `3m`, `1h`, or a bare number of seconds (fractions

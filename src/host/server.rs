@@ -459,6 +459,7 @@ impl Host {
                 let s = self.session(&id)?;
                 now(json!({"schemaVersion": 1, "sessionId": s.id, "entries": s.journal()}))
             }
+            Request::Termio(r) => Ok(Outcome::Later(super::termio::handle(&mut self.sessions, r))),
         }
     }
 }
@@ -466,7 +467,7 @@ impl Host {
 /// Ends a session's processes (already signalled by [`Session::begin_kill`]) by `deadline`,
 /// deletes its data; the reply states how the program ended. Also after the program exited:
 /// background children may still hold the terminal.
-fn stop_reply(session: &Session, deadline: Instant) -> Value {
+pub(super) fn stop_reply(session: &Session, deadline: Instant) -> Value {
     let exit = session.finish_kill(deadline);
     session.mark_stopped();
     session.remove_journal();

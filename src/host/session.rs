@@ -270,6 +270,9 @@ pub struct Session {
     journal: Mutex<Journal>,
     writer: Sender<Vec<u8>>,
     master: Mutex<Box<dyn MasterPty + Send>>,
+    /// What termio knows about the session (launch, project, status tracking): see
+    /// [`super::termio`].
+    pub termio: super::termio::Meta,
 }
 
 /// How a poll of a waiter ended.
@@ -302,6 +305,20 @@ impl Session {
     pub fn start(
         spec: &SpawnSpec,
         journal_dir: Option<&std::path::Path>,
+    ) -> Result<Session, HostError> {
+        let termio = super::termio::Meta::of(spec, None);
+        Session::start_with(spec, journal_dir, new_id(), termio)
+    }
+
+    /// [`Session::start`] with a given id (from [`new_id`]) and termio metadata: for callers
+    /// that must know the id before the program starts (termio puts it in the environment).
+    ///
+    /// Errors: as [`Session::start`].
+    pub fn start_with(
+        spec: &SpawnSpec,
+        journal_dir: Option<&std::path::Path>,
+        id: String,
+        termio: super::termio::Meta,
     ) -> Result<Session, HostError> {
         let (process, reader, writer) = pty::spawn(spec)
             .map_err(|e| HostError::new(ErrorCode::SessionNotStarted, e.to_string()))?;
@@ -352,7 +369,6 @@ impl Session {
             .name("session-writer".into())
             .spawn(move || write_loop(writer, write_rx, writer_shared))
             .map_err(|e| HostError::new(ErrorCode::SessionError, e.to_string()))?;
-        let id = new_id();
         let mut journal = Journal::new(journal_dir.map(|d| d.join(format!("{id}.jsonl"))));
         journal.record(Entry::Launch(super::protocol::Launch::of(spec)));
         Ok(Session {
@@ -362,6 +378,7 @@ impl Session {
             journal: Mutex::new(journal),
             writer: write_tx,
             master: Mutex::new(master),
+            termio,
         })
     }
 
@@ -723,6 +740,31 @@ fn write_loop(
 }
 
 impl Session {
+    /// The PTY's foreground process group (`tcgetpgrp` on the master), if it can be read.
+    /// Cheap: one ioctl.
+    pub fn foreground_group(&self) -> Option<i32> {
+        self.master
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .process_group_leader()
+    }
+
+    /// Blocks until `done` holds for the shared state (checked now and on every change) or
+    /// `deadline` passes; returns whether it held.
+    pub fn wait_until(&self, deadline: Instant, mut done: impl FnMut(&Shared) -> bool) -> bool {
+        let mut g = self.lock();
+        loop {
+            if done(&g) {
+                return true;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            self.shared.1.wait_for(&mut g, deadline - now);
+        }
+    }
+
     /// Marks the session stopped (before it is removed from the registry).
     pub fn mark_stopped(&self) {
         let mut g = self.lock();

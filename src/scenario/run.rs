@@ -285,6 +285,7 @@ impl Runner<'_> {
             rows,
             color_env: launch.colorenv.unwrap_or(true),
             delete_ci_env: launch.delete_envs.unwrap_or(true),
+            env: Vec::new(),
         };
         let session = Session::start(&spec, None).map_err(|e| e.message)?;
         self.outcome.session_id = session.id.clone();

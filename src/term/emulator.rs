@@ -320,6 +320,15 @@ impl Emulator {
         }
     }
 
+    /// The cursor's viewport row and column, 0-based (cheap: no snapshot).
+    pub fn cursor(&self) -> (usize, usize) {
+        let p = self.term.grid().cursor.point;
+        (
+            p.line.0.max(0) as usize,
+            p.column.0.min(self.cols().saturating_sub(1)),
+        )
+    }
+
     /// Viewport row `row` as text (clusters in order, right-trimmed), without a full snapshot.
     pub fn row_text(&self, row: usize) -> String {
         let line = &self.term.grid()[Line(row as i32)];

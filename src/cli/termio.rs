@@ -1,0 +1,390 @@
+//! The `termio` command line (shared/spec/termio-sessions.md, "The termio command-line tool"):
+//! `termio [path]` opens a folder as a project; `termio sessions <verb>` drives the project's
+//! sessions. Every verb takes `--json` (the contract's shapes on stdout; errors as
+//! `{"ok": false, "error", "message", "schema_version": 1}`), and prints a readable form
+//! without it (errors on stderr). Exit codes: 0 success, 1 error (argument errors included),
+//! 3 a `--wait` that timed out.
+//!
+//! Adding a verb: a variant of [`Verb`] with its `Args`, and an arm in [`run_verb`] that calls
+//! the library and returns an [`Emitted`].
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
+use serde::Serialize;
+
+use crate::termio::reply::{self, Success};
+use crate::termio::verbs::{self, Ctx, RunReply, SendReply, Wait};
+use crate::termio::{Code, Error};
+
+const SESSIONS_ABOUT: &str = "\
+Orchestrate the sessions of this project: list them, run plain commands in new terminals, type \
+into them, read their screens, close them.
+
+Every command resolves the caller's project (from TERMIO_SESSION inside a termio session, else \
+the working directory: the deepest project opened with `termio [path]`, else the git top level, \
+else the directory) and sees and drives only that project's sessions.
+
+<link> is a termio://session/<uuid> address as `list` prints it; a bare uuid, a unique id prefix \
+(the 8-character id is one) or a session title also works.
+
+--json prints the contract's JSON (schema_version 1); errors are \
+{\"ok\": false, \"error\": \"<code>\", \"message\": \"<text>\", \"schema_version\": 1}.
+Exit codes: 0 success, 1 error, 3 --wait timed out.
+Environment: TERMIO_SESSION, TERMIO_CLI_TIMEOUT (client timeout: ms or a duration, default 15 s).";
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "termio",
+    version,
+    about = "Open a folder as a termio project, and drive its sessions from the shell",
+    args_conflicts_with_subcommands = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Top>,
+    /// Folder to open as a project (default: the current directory).
+    path: Option<PathBuf>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Subcommand, Debug)]
+enum Top {
+    /// Orchestrate this project's sessions (list, run, send, read, close).
+    #[command(long_about = SESSIONS_ABOUT)]
+    Sessions(SessionsArgs),
+    /// Run the session host (started on demand).
+    #[command(name = "__host", hide = true)]
+    Host,
+}
+
+/// `termio sessions`.
+#[derive(Args, Debug)]
+#[command(subcommand_required = true, arg_required_else_help = true)]
+pub struct SessionsArgs {
+    /// Print the contract's JSON instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub verb: Verb,
+}
+
+/// The `termio sessions` verbs.
+#[derive(Subcommand, Debug)]
+pub enum Verb {
+    /// List the sessions in this project with their live status.
+    List,
+    /// Start a new plain terminal session typing a shell command (a dev server, a test run).
+    #[command(
+        long_about = "Start a new plain terminal session: an interactive shell ($SHELL, else bash) in the \
+project directory, with the command typed in once the shell is ready (its prompt shown, then quiet). \
+Replies at once with the session's link (created, queued); with --wait, once the command's output has \
+settled."
+    )]
+    Run(RunArgs),
+    /// Print a session's current screen without focusing it.
+    Read(ReadArgs),
+    /// Type text into a session and submit it with a real Return keypress.
+    #[command(
+        long_about = "Type text into a session, then press Return as a separate write. --key presses \
+named keys after the text instead (Enter, Tab, Shift+Tab, Up, Ctrl+C, F5, …; repeatable); --no-enter \
+types the text only. Text with line breaks is pasted (bracketed when the program asks), so it is one \
+submission."
+    )]
+    Send(SendArgs),
+    /// Deprecated alias of `send`.
+    #[command(hide = true)]
+    Answer(SendArgs),
+    /// Close one or more sessions.
+    Close(CloseArgs),
+}
+
+/// `--wait` and `--timeout`.
+#[derive(Args, Debug)]
+pub struct WaitArgs {
+    /// Block until the outcome: the screen changed, then stayed still for 1.5 s (and no command
+    /// started by the input still runs). Fails with prompt_stalled when nothing changes within
+    /// 5 s, session_closed when the session ends; exit code 3 on timeout.
+    #[arg(long)]
+    pub wait: bool,
+    /// How long --wait waits, ms (default 300000, clamped 1000–600000).
+    #[arg(long, value_name = "MS", requires = "wait")]
+    pub timeout: Option<u64>,
+}
+
+impl WaitArgs {
+    fn wait(&self) -> Option<Wait> {
+        self.wait.then(|| Wait::new(self.timeout))
+    }
+}
+
+/// `run`.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// The shell command to type.
+    #[arg(value_name = "COMMAND")]
+    pub command: Option<String>,
+    #[command(flatten)]
+    pub wait: WaitArgs,
+}
+
+/// `read`.
+#[derive(Args, Debug)]
+pub struct ReadArgs {
+    /// The session (link, id, id prefix or title).
+    #[arg(value_name = "LINK")]
+    pub target: Option<String>,
+    /// Keep only the last N rows.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub lines: Option<u64>,
+}
+
+/// `send` (and `answer`).
+#[derive(Args, Debug)]
+pub struct SendArgs {
+    /// The session (link, id, id prefix or title).
+    #[arg(value_name = "LINK")]
+    pub target: Option<String>,
+    /// The text to type.
+    #[arg(value_name = "TEXT")]
+    pub text: Option<String>,
+    /// A key to press after the text (repeatable); suppresses the implicit Return.
+    #[arg(long = "key", value_name = "NAME")]
+    pub keys: Vec<String>,
+    /// Type the text without pressing Return.
+    #[arg(long)]
+    pub no_enter: bool,
+    #[command(flatten)]
+    pub wait: WaitArgs,
+}
+
+/// `close`.
+#[derive(Args, Debug)]
+pub struct CloseArgs {
+    /// The sessions (links, ids, id prefixes or titles).
+    #[arg(value_name = "LINK")]
+    pub targets: Vec<String>,
+}
+
+/// What a verb produced: its JSON document, its readable form, and the exit code.
+pub struct Emitted {
+    /// The `--json` document.
+    pub json: serde_json::Value,
+    /// The readable form (stdout).
+    pub text: String,
+    /// The exit code.
+    pub code: i32,
+}
+
+impl Emitted {
+    /// A success (exit code 0).
+    pub fn ok<T: Serialize>(reply: &T, text: String) -> Emitted {
+        Emitted {
+            json: serde_json::to_value(reply).expect("replies serialise"),
+            text,
+            code: 0,
+        }
+    }
+}
+
+/// Entry point of the `termio` binary; returns the exit code.
+pub fn main() -> i32 {
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    let json = argv.iter().any(|a| a == "--json");
+    let parsed = Cli::command()
+        .try_get_matches_from(&argv)
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e, json),
+    };
+    match cli.command {
+        Some(Top::Host) => match crate::host::server::run() {
+            Ok(()) => 0,
+            Err(m) => {
+                super::print_error("termio", &m);
+                1
+            }
+        },
+        Some(Top::Sessions(s)) => {
+            crate::host::client::install_interrupt_handler();
+            let json = s.json;
+            finish(run_verb(s.verb), json)
+        }
+        None => finish(
+            verbs::register(cli.path.as_deref()).map(|r| {
+                let text = if r.body.added {
+                    format!("opened project {}", r.body.project)
+                } else {
+                    format!("project {} (already open)", r.body.project)
+                };
+                Emitted::ok(&r, text)
+            }),
+            cli.json,
+        ),
+    }
+}
+
+/// Runs one verb.
+pub fn run_verb(verb: Verb) -> Result<Emitted, Error> {
+    let mut ctx = Ctx::from_env()?;
+    match verb {
+        Verb::List => {
+            let r = verbs::list(&ctx)?;
+            Ok(Emitted::ok(&r, list_text(&r.body)))
+        }
+        Verb::Run(a) => {
+            let command = a.command.unwrap_or_default();
+            match verbs::run(&mut ctx, &command, a.wait.wait())? {
+                RunReply::Created(r) => {
+                    let text = format!("{}  {} (queued)", r.body.target, r.body.title);
+                    Ok(Emitted::ok(&r, text))
+                }
+                RunReply::Waited(r) => Ok(waited(&r)),
+            }
+        }
+        Verb::Read(a) => {
+            let r = verbs::read(
+                &ctx,
+                a.target.as_deref().unwrap_or(""),
+                a.lines.map(|n| n as usize),
+            )?;
+            let text = r.body.screen.clone();
+            Ok(Emitted::ok(&r, text))
+        }
+        Verb::Send(a) => send(&mut ctx, a),
+        Verb::Answer(a) => {
+            eprintln!("termio: warning: `answer` is deprecated; use `send`");
+            send(&mut ctx, a)
+        }
+        Verb::Close(a) => {
+            let r = verbs::close(&ctx, &a.targets)?;
+            let text = r
+                .body
+                .closed
+                .iter()
+                .map(|l| format!("closed {l}"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            Ok(Emitted::ok(&r, text))
+        }
+    }
+}
+
+fn send(ctx: &mut Ctx, a: SendArgs) -> Result<Emitted, Error> {
+    let input = verbs::Input {
+        text: a.text.unwrap_or_default(),
+        keys: a.keys,
+        no_enter: a.no_enter,
+    };
+    let target = a.target.unwrap_or_default();
+    match verbs::send(ctx, &target, &input, a.wait.wait())? {
+        SendReply::Sent(r) => {
+            let text = format!("sent to {} ({})", r.body.target, r.body.title);
+            Ok(Emitted::ok(&r, text))
+        }
+        SendReply::Waited(r) => Ok(waited(&r)),
+    }
+}
+
+fn waited(r: &Success<reply::Waited>) -> Emitted {
+    let mut e = Emitted::ok(
+        r,
+        format!(
+            "{}  {}{}",
+            r.body.target,
+            r.body.status.as_str(),
+            if r.body.timed_out { " (timed out)" } else { "" }
+        ),
+    );
+    if r.body.timed_out {
+        e.code = 3;
+    }
+    e
+}
+
+fn list_text(l: &reply::List) -> String {
+    let mut out = format!("project {}\n", l.project);
+    if l.sessions.is_empty() {
+        out.push_str("(no sessions)");
+    }
+    for s in &l.sessions {
+        out.push_str(&format!(
+            "{}  {:<8} {:<9} {}  {}\n",
+            s.id,
+            s.status.as_str(),
+            s.agent,
+            s.title,
+            s.link
+        ));
+    }
+    out.trim_end().to_string()
+}
+
+/// Prints a verb's outcome and returns the exit code (1 for an error).
+fn finish(result: Result<Emitted, Error>, json: bool) -> i32 {
+    match result {
+        Ok(e) => {
+            let printed = if json {
+                format!("{}\n", e.json)
+            } else if e.text.is_empty() {
+                String::new()
+            } else {
+                format!("{}\n", e.text)
+            };
+            match super::print_stdout(&printed) {
+                Ok(()) => e.code,
+                Err(err) => {
+                    super::print_error("termio", &err.message);
+                    1
+                }
+            }
+        }
+        Err(e) => fail(&e, json),
+    }
+}
+
+/// Prints an error (JSON on stdout with `--json`, text on stderr otherwise); returns 1.
+fn fail(e: &Error, json: bool) -> i32 {
+    if json {
+        let _ = super::print_stdout(&format!("{}\n", e.to_json()));
+    } else {
+        super::print_error("termio", &format!("{}: {}", e.code.as_str(), e.message));
+    }
+    1
+}
+
+/// A clap error: help and version print as usual (exit 0); an unknown verb is `bad_op`, any
+/// other argument error `bad_request` (exit 1).
+fn usage_error(e: clap::Error, json: bool) -> i32 {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            return 0;
+        }
+        _ => {}
+    }
+    let code = match e.kind() {
+        ErrorKind::InvalidSubcommand
+        | ErrorKind::MissingSubcommand
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => Code::BadOp,
+        _ => Code::BadRequest,
+    };
+    let rendered = e.render().to_string();
+    if json {
+        let message = rendered
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("invalid arguments")
+            .trim_start_matches("error: ")
+            .to_string();
+        fail(&Error::new(code, message), true)
+    } else {
+        eprint!("{rendered}");
+        1
+    }
+}

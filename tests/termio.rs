@@ -1,0 +1,867 @@
+//! `termio sessions` against a real host (private runtime directory, HOME and XDG directories
+//! per test) driving real shells: projects and isolation, links, every verb, status, `--wait`,
+//! every error code from a real trigger, and `TERMIO_SESSION` resolution
+//! (shared/spec/termio-sessions.md, case SC-01 of shared/cases/sessions.md).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// One test's world: its own host (runtime dir), HOME, XDG dirs and project folders. Stops
+/// every session and the host on drop.
+struct World {
+    dir: tempfile::TempDir,
+    env: Vec<(String, String)>,
+}
+
+impl World {
+    fn new() -> World {
+        let dir = common::tempdir();
+        for d in ["home", "state", "config", "rt"] {
+            std::fs::create_dir_all(dir.path().join(d)).unwrap();
+        }
+        World {
+            dir,
+            env: Vec::new(),
+        }
+    }
+
+    fn root(&self) -> PathBuf {
+        self.dir.path().canonicalize().unwrap()
+    }
+
+    /// A project folder `name` (created).
+    fn folder(&self, name: &str) -> PathBuf {
+        let p = self.root().join(name);
+        std::fs::create_dir_all(&p).unwrap();
+        p
+    }
+
+    fn with(mut self, k: &str, v: &str) -> World {
+        self.env.push((k.into(), v.into()));
+        self
+    }
+
+    fn base(&self, mut c: assert_cmd::Command, cwd: &Path) -> assert_cmd::Command {
+        let r = self.root();
+        c.current_dir(cwd)
+            .env("CONSOLE2SVG_RUNTIME_DIR", r.join("rt"))
+            .env("CONSOLE2SVG_HOST_IDLE_SECS", "3")
+            .env("HOME", r.join("home"))
+            .env("XDG_STATE_HOME", r.join("state"))
+            .env("XDG_CONFIG_HOME", r.join("config"))
+            .env("SHELL", "bash")
+            .env_remove("TERMIO_SESSION")
+            .env_remove("TERMIO_PROJECT")
+            .env_remove("TERMIO_CLI_TIMEOUT");
+        for (k, v) in &self.env {
+            c.env(k, v);
+        }
+        c
+    }
+
+    fn termio(&self, cwd: &Path) -> assert_cmd::Command {
+        self.base(assert_cmd::Command::cargo_bin("termio").unwrap(), cwd)
+    }
+
+    /// Runs `termio <args>` in `cwd`; returns its JSON document and exit code.
+    fn run(&self, cwd: &Path, args: &[&str]) -> (Value, i32) {
+        self.run_env(cwd, args, &[])
+    }
+
+    fn run_env(&self, cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> (Value, i32) {
+        let mut c = self.termio(cwd);
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        let out = c.args(args).output().unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "JSON from termio {args:?}: {e}: {} / {}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        (v, out.status.code().unwrap())
+    }
+
+    /// `termio sessions <args> --json`, required to succeed.
+    fn ok(&self, cwd: &Path, args: &[&str]) -> Value {
+        let mut a = vec!["sessions"];
+        a.extend_from_slice(args);
+        a.push("--json");
+        let (v, code) = self.run(cwd, &a);
+        assert_eq!(code, 0, "termio {a:?} failed: {v}");
+        assert_eq!(v["ok"], true);
+        assert_eq!(v["schema_version"], 1);
+        v
+    }
+
+    /// `termio sessions <args> --json`, required to fail; returns the error code.
+    fn err(&self, cwd: &Path, args: &[&str]) -> String {
+        self.err_env(cwd, args, &[])
+    }
+
+    fn err_env(&self, cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
+        let mut a = vec!["sessions"];
+        a.extend_from_slice(args);
+        a.push("--json");
+        let (v, code) = self.run_env(cwd, &a, env);
+        assert_eq!(code, 1, "termio {a:?} should fail: {v}");
+        assert_error_shape(&v);
+        v["error"].as_str().unwrap().to_string()
+    }
+
+    /// `run "<command>"`; returns the new session's link.
+    fn start(&self, cwd: &Path, command: &str) -> String {
+        self.ok(cwd, &["run", command])["target"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    fn screen(&self, cwd: &Path, link: &str) -> String {
+        self.ok(cwd, &["read", link])["screen"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    /// Waits (≤ 15 s) until the screen satisfies `f`; returns it.
+    fn screen_until(&self, cwd: &Path, link: &str, f: impl Fn(&str) -> bool) -> String {
+        let end = Instant::now() + Duration::from_secs(15);
+        loop {
+            let s = self.screen(cwd, link);
+            if f(&s) {
+                return s;
+            }
+            assert!(Instant::now() < end, "screen never matched:\n{s}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn entry(&self, cwd: &Path, link: &str) -> Value {
+        let list = self.ok(cwd, &["list"]);
+        list["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["link"] == link)
+            .cloned()
+            .unwrap_or_else(|| panic!("{link} not listed: {list}"))
+    }
+
+    fn status(&self, cwd: &Path, link: &str) -> String {
+        self.entry(cwd, link)["status"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    /// Waits (≤ 15 s) for a status.
+    fn status_until(&self, cwd: &Path, link: &str, want: &str) {
+        let end = Instant::now() + Duration::from_secs(15);
+        while self.status(cwd, link) != want {
+            assert!(Instant::now() < end, "{link} never became {want}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for World {
+    fn drop(&mut self) {
+        let root = self.root();
+        let c = self.base(common::console2svg(), &root);
+        let _ = { c }.args(["session", "stop", "--all", "--yes"]).output();
+        // The host itself: ask its pid, then end it.
+        use std::io::{Read, Write};
+        if let Ok(mut s) = std::os::unix::net::UnixStream::connect(root.join("rt/host.sock")) {
+            let _ = s.write_all(b"{\"op\":\"ping\"}\n");
+            let mut reply = String::new();
+            let _ = s.read_to_string(&mut reply);
+            if let Some(pid) = serde_json::from_str::<Value>(&reply)
+                .ok()
+                .and_then(|v| v["pid"].as_i64())
+            {
+                let _ = std::process::Command::new("kill")
+                    .arg(pid.to_string())
+                    .status();
+            }
+        }
+    }
+}
+
+fn assert_error_shape(v: &Value) {
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, ["ok", "error", "message", "schema_version"], "{v}");
+    assert_eq!(v["ok"], false);
+    assert_eq!(v["schema_version"], 1);
+    assert!(!v["message"].as_str().unwrap().is_empty());
+}
+
+fn is_uuid_v4(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('-').collect();
+    parts.iter().map(|p| p.len()).collect::<Vec<_>>() == [8, 4, 4, 4, 12]
+        && s.chars()
+            .all(|c| c == '-' || c.is_ascii_hexdigit() && !c.is_uppercase())
+        && parts[2].starts_with('4')
+        && "89ab".contains(&parts[3][..1])
+}
+
+fn uuid(link: &str) -> &str {
+    link.strip_prefix("termio://session/").unwrap()
+}
+
+/// Lines of `screen` equal to `line` (right-trimmed rows).
+fn count_lines(screen: &str, line: &str) -> usize {
+    screen.lines().filter(|l| l.trim_end() == line).count()
+}
+
+#[test]
+fn projects_are_isolated_by_link_id_prefix_and_title() {
+    let w = World::new();
+    let a = w.folder("a");
+    let b = w.folder("b");
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&b)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !git {
+        std::fs::create_dir_all(b.join(".git")).unwrap();
+    }
+    let b_sub = b.join("src/deep");
+    std::fs::create_dir_all(&b_sub).unwrap();
+
+    let la = w.start(&a, "echo in-a");
+    // From a subfolder of the git repo: the project is the repo's top level.
+    let lb = w.start(&b_sub, "echo in-b");
+    let list_a = w.ok(&a, &["list"]);
+    let list_b = w.ok(&b, &["list"]);
+    assert_eq!(list_a["project"], a.to_str().unwrap());
+    assert_eq!(list_b["project"], b.to_str().unwrap());
+    let links = |l: &Value| -> Vec<String> {
+        l["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["link"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(links(&list_a), [la.as_str()]);
+    assert_eq!(links(&list_b), [lb.as_str()]);
+    w.screen_until(&a, &la, |s| count_lines(s, "in-a") == 1);
+
+    // B cannot see or drive A's session, however it is named.
+    let id_a = &uuid(&la)[..8];
+    for target in [la.as_str(), uuid(&la), id_a, &id_a[..5], "echo in-a"] {
+        assert_eq!(w.err(&b, &["read", target]), "not_found", "{target}");
+        assert_eq!(w.err(&b, &["send", target, "x"]), "not_found", "{target}");
+        assert_eq!(w.err(&b, &["close", target]), "not_found", "{target}");
+    }
+    // And A reaches its own by each form.
+    for target in [la.as_str(), uuid(&la), id_a, &id_a[..5], "echo in-a"] {
+        assert_eq!(w.ok(&a, &["read", target])["target"], la.as_str());
+    }
+    assert_eq!(w.ok(&b_sub, &["read", "echo in-b"])["target"], lb.as_str());
+}
+
+#[test]
+fn registered_projects_claim_their_subfolders() {
+    let w = World::new();
+    let a = w.folder("a");
+    let sub = w.folder("a/sub");
+    assert_eq!(w.ok(&sub, &["list"])["project"], sub.to_str().unwrap());
+    let la = w.start(&a, "echo top");
+
+    let (v, code) = w.run(&sub, &["--json", a.to_str().unwrap()]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["project"], a.to_str().unwrap());
+    assert_eq!(v["added"], true);
+    let (again, _) = w.run(&a, &["--json"]);
+    assert_eq!(again["added"], false);
+    let registry = w.root().join("state/termio/projects.json");
+    let saved: Value = serde_json::from_slice(&std::fs::read(registry).unwrap()).unwrap();
+    assert_eq!(saved["projects"][0]["path"], a.to_str().unwrap());
+
+    let list = w.ok(&sub, &["list"]);
+    assert_eq!(list["project"], a.to_str().unwrap());
+    assert_eq!(list["sessions"][0]["link"], la.as_str());
+}
+
+#[test]
+fn run_then_read_shows_the_output() {
+    let w = World::new();
+    let p = w.folder("p");
+    let reply = w.ok(&p, &["run", "echo hello"]);
+    let keys: Vec<&str> = reply
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "ok",
+            "target",
+            "title",
+            "created",
+            "queued",
+            "schema_version"
+        ]
+    );
+    let link = reply["target"].as_str().unwrap();
+    assert!(is_uuid_v4(uuid(link)), "{link}");
+    assert_eq!(reply["title"], "echo hello");
+    assert_eq!(reply["created"], true);
+    assert_eq!(reply["queued"], true);
+
+    let screen = w.screen_until(&p, link, |s| count_lines(s, "hello") == 1);
+    assert!(screen.lines().all(|l| l == l.trim_end()), "right-trimmed");
+    assert!(!screen.ends_with('\n'), "no trailing blank rows");
+    let read = w.ok(&p, &["read", link, "--lines", "1"]);
+    assert_eq!(read["target"], link);
+    assert_eq!(read["title"], "echo hello");
+    assert_eq!(read["screen"].as_str().unwrap().lines().count(), 1);
+    assert_eq!(
+        read["screen"].as_str().unwrap(),
+        screen.lines().last().unwrap()
+    );
+    // Readable form: the screen itself.
+    let out = w
+        .termio(&p)
+        .args(["sessions", "read", link])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim_end(), screen);
+}
+
+#[test]
+fn send_types_text_then_return_and_keys_replace_it() {
+    let w = World::new();
+    let p = w.folder("p");
+    let link = w.start(&p, "cat");
+    w.status_until(&p, &link, "working");
+    let sent = w.ok(&p, &["send", &link, "ping"]);
+    let keys: Vec<&str> = sent
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys, ["ok", "target", "title", "schema_version"]);
+    // Echoed by the terminal, then written back by cat.
+    w.screen_until(&p, &link, |s| count_lines(s, "ping") == 2);
+
+    w.ok(&p, &["send", &link, "abc", "--no-enter"]);
+    w.screen_until(&p, &link, |s| s.lines().last() == Some("abc"));
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(count_lines(&w.screen(&p, &link), "abc"), 1, "no Return yet");
+    w.ok(&p, &["send", &link, "", "--key", "Enter"]);
+    w.screen_until(&p, &link, |s| count_lines(s, "abc") == 2);
+
+    // Keys replace the implicit Return: "hi" and Return as two keys.
+    w.ok(
+        &p,
+        &["send", &link, "--key", "h", "--key", "i", "--key", "Enter"],
+    );
+    w.screen_until(&p, &link, |s| count_lines(s, "hi") == 2);
+    // Ctrl+C ends cat: back at the prompt, done.
+    w.ok(&p, &["send", &link, "--key", "Ctrl+C"]);
+    w.status_until(&p, &link, "done");
+    // `answer` is a deprecated alias.
+    w.ok(&p, &["answer", &link, "echo via-answer"]);
+    w.screen_until(&p, &link, |s| count_lines(s, "via-answer") == 1);
+}
+
+#[test]
+fn list_shape_and_close() {
+    let w = World::new();
+    let p = w.folder("p");
+    let link = w.start(&p, "echo listed");
+    let list = w.ok(&p, &["list"]);
+    let keys: Vec<&str> = list
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys, ["ok", "project", "sessions", "schema_version"]);
+    assert_eq!(list["project"], p.to_str().unwrap());
+    let s = &list["sessions"][0];
+    let fields: Vec<&str> = s.as_object().unwrap().keys().map(String::as_str).collect();
+    // transcript (plain terminals have none) is omitted, never "" or null.
+    assert_eq!(
+        fields,
+        [
+            "link",
+            "id",
+            "title",
+            "agent",
+            "status",
+            "description",
+            "cwd"
+        ]
+    );
+    assert_eq!(s["link"], link.as_str());
+    assert_eq!(s["id"], &uuid(&link)[..8]);
+    assert_eq!(s["title"], "echo listed");
+    assert_eq!(s["agent"], "terminal");
+    assert!(["idle", "working", "done"].contains(&s["status"].as_str().unwrap()));
+    assert_eq!(s["description"], "echo listed");
+    assert_eq!(s["cwd"], p.to_str().unwrap());
+    for v in s.as_object().unwrap().values() {
+        assert!(!v.is_null() && v != "", "{s}");
+    }
+    // Readable list.
+    let out = w.termio(&p).args(["sessions", "list"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&uuid(&link)[..8]) && text.contains("echo listed"),
+        "{text}"
+    );
+
+    let closed = w.ok(&p, &["close", &link]);
+    assert_eq!(closed["closed"], serde_json::json!([link]));
+    assert_eq!(closed["title"], "echo listed");
+    assert_eq!(w.ok(&p, &["list"])["sessions"], serde_json::json!([]));
+    assert_eq!(w.err(&p, &["close", &link]), "not_found");
+
+    // Several at once; an unknown one closes none.
+    let one = w.start(&p, "echo one");
+    let two = w.start(&p, "echo two");
+    assert_eq!(w.err(&p, &["close", &one, "nonesuch"]), "not_found");
+    assert_eq!(w.ok(&p, &["list"])["sessions"].as_array().unwrap().len(), 2);
+    let closed = w.ok(&p, &["close", &one, &two]);
+    assert_eq!(closed["closed"], serde_json::json!([one, two]));
+    assert_eq!(closed["title"], "echo one, echo two");
+}
+
+#[test]
+fn status_goes_idle_working_done() {
+    let w = World::new();
+    let p = w.folder("p");
+    let link = w.start(&p, "sleep 1");
+    let mut seen: Vec<String> = Vec::new();
+    let end = Instant::now() + Duration::from_secs(15);
+    while seen.last().map(String::as_str) != Some("done") && Instant::now() < end {
+        let s = w.status(&p, &link);
+        if seen.last() != Some(&s) {
+            seen.push(s);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(seen, ["idle", "working", "done"]);
+    // An exited shell.
+    w.ok(&p, &["send", &link, "exit"]);
+    w.status_until(&p, &link, "exited");
+}
+
+#[test]
+fn wait_settles_after_the_output() {
+    let w = World::new();
+    let p = w.folder("p");
+    let (v, code) = w.run(&p, &["sessions", "run", "echo first", "--wait", "--json"]);
+    assert_eq!(code, 0, "{v}");
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "ok",
+            "target",
+            "title",
+            "status",
+            "timed_out",
+            "created",
+            "schema_version"
+        ]
+    );
+    assert_eq!(v["status"], "done");
+    assert_eq!(v["timed_out"], false);
+    assert_eq!(v["created"], true);
+    let link = v["target"].as_str().unwrap().to_string();
+    assert_eq!(count_lines(&w.screen(&p, &link), "first"), 1);
+
+    let t = Instant::now();
+    // A client timeout shorter than the wait: --wait widens it.
+    let (v, code) = w.run_env(
+        &p,
+        &[
+            "sessions",
+            "send",
+            &link,
+            "sleep 2; echo WAITED",
+            "--wait",
+            "--json",
+        ],
+        &[("TERMIO_CLI_TIMEOUT", "1000")],
+    );
+    assert_eq!(code, 0, "{v}");
+    assert!(t.elapsed() >= Duration::from_secs(2), "{:?}", t.elapsed());
+    assert_eq!(v["status"], "done");
+    assert_eq!(v["timed_out"], false);
+    assert!(v.get("created").is_none());
+    assert_eq!(count_lines(&w.screen(&p, &link), "WAITED"), 1);
+}
+
+#[test]
+fn wait_fails_fast_when_the_input_has_no_effect() {
+    let w = World::new();
+    let p = w.folder("p");
+    // A program that neither echoes nor reads: typed text changes nothing.
+    let link = w.start(&p, "stty -echo; sleep 30");
+    w.status_until(&p, &link, "working");
+    std::thread::sleep(Duration::from_millis(300));
+    let t = Instant::now();
+    assert_eq!(
+        w.err(&p, &["send", &link, "ignored", "--wait"]),
+        "prompt_stalled"
+    );
+    let took = t.elapsed();
+    assert!(
+        took >= Duration::from_secs(5) && took < Duration::from_secs(9),
+        "{took:?}"
+    );
+}
+
+#[test]
+fn wait_reports_a_session_that_closes() {
+    let w = World::new();
+    let p = w.folder("p");
+    let link = w.start(&p, "echo bye");
+    w.status_until(&p, &link, "done");
+    assert_eq!(
+        w.err(&p, &["send", &link, "exit", "--wait"]),
+        "session_closed"
+    );
+}
+
+#[test]
+fn wait_times_out_with_exit_code_3() {
+    let w = World::new();
+    let p = w.folder("p");
+    let t = Instant::now();
+    // A screen that never settles; --timeout 10 is clamped to 1000 ms.
+    let (v, code) = w.run(
+        &p,
+        &[
+            "sessions",
+            "run",
+            "while :; do date +%s%N; sleep 0.1; done",
+            "--wait",
+            "--timeout",
+            "10",
+            "--json",
+        ],
+    );
+    assert_eq!(code, 3, "{v}");
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["timed_out"], true);
+    assert!(t.elapsed() >= Duration::from_secs(1));
+    let link = v["target"].as_str().unwrap().to_string();
+    let (v, code) = w.run(
+        &p,
+        &[
+            "sessions",
+            "send",
+            &link,
+            "",
+            "--key",
+            "Enter",
+            "--wait",
+            "--timeout",
+            "1000",
+            "--json",
+        ],
+    );
+    assert_eq!(code, 3, "{v}");
+    assert_eq!(v["timed_out"], true);
+    assert_eq!(v["status"], "working");
+}
+
+#[test]
+fn every_error_code_from_a_real_trigger() {
+    let w = World::new();
+    let p = w.folder("p");
+    let link = w.start(&p, "echo x");
+    w.start(&p, "echo same");
+    w.start(&p, "echo same");
+
+    assert_eq!(w.err(&p, &["frobnicate"]), "bad_op");
+    assert_eq!(
+        w.err(&p, &["send", &link, "x", "--key", "NoSuchKey"]),
+        "bad_request"
+    );
+    assert_eq!(
+        w.err(&p, &["read", &link, "--lines", "zero"]),
+        "bad_request"
+    );
+    assert_eq!(
+        w.err_env(&p, &["list"], &[("TERMIO_CLI_TIMEOUT", "banana")]),
+        "bad_request"
+    );
+    assert_eq!(w.err(&p, &["run", ""]), "no_text");
+    assert_eq!(w.err(&p, &["run"]), "no_text");
+    assert_eq!(w.err(&p, &["send", &link]), "no_text");
+    assert_eq!(w.err(&p, &["read"]), "no_target");
+    assert_eq!(w.err(&p, &["send"]), "no_target");
+    assert_eq!(w.err(&p, &["close"]), "no_target");
+    assert_eq!(w.err(&p, &["read", "nonesuch"]), "not_found");
+    assert_eq!(w.err(&p, &["read", "echo same"]), "ambiguous");
+    assert_eq!(
+        w.err_env(&p, &["run", "echo x"], &[("SHELL", "/nonexistent/shell")]),
+        "start_failed"
+    );
+    assert_eq!(
+        w.err_env(
+            &p,
+            &["list"],
+            &[("TERMIO_SESSION", "01234567-89ab-4def-8123-456789abcdef")]
+        ),
+        "no_scope"
+    );
+    // not_live: a session whose shell has exited.
+    let gone = w.start(&p, "exit");
+    w.status_until(&p, &gone, "exited");
+    assert_eq!(w.err(&p, &["send", &gone, "x"]), "not_live");
+    // not_live: a host that does not answer in time (a socket nobody serves).
+    let mute = w.root().join("mute");
+    std::fs::create_dir_all(&mute).unwrap();
+    let _listener = std::os::unix::net::UnixListener::bind(mute.join("host.sock")).unwrap();
+    let mute_rt = mute.to_str().unwrap();
+    assert_eq!(
+        w.err_env(
+            &p,
+            &["list"],
+            &[
+                ("CONSOLE2SVG_RUNTIME_DIR", mute_rt),
+                ("TERMIO_CLI_TIMEOUT", "500")
+            ]
+        ),
+        "not_live"
+    );
+    // disabled: session control turned off in the config file.
+    let cfg = w.root().join("config/termio");
+    std::fs::create_dir_all(&cfg).unwrap();
+    std::fs::write(cfg.join("config.yaml"), "session_control: false\n").unwrap();
+    assert_eq!(w.err(&p, &["list"]), "disabled");
+
+    // Readable errors go to stderr, exit 1.
+    let out = w.termio(&p).args(["sessions", "list"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("disabled"));
+}
+
+#[test]
+fn termio_session_resolves_the_callers_own_project() {
+    let w = World::new();
+    let p = w.folder("p");
+    let out = w.root().join("out.json");
+    let env_out = w.root().join("env.txt");
+    let termio = assert_cmd::cargo::cargo_bin("termio");
+    // From `/`, only TERMIO_SESSION can tell the project.
+    let command = format!(
+        "cd / && {} sessions list --json > {} && echo \"$TERMIO_SESSION $TERMIO_PROJECT\" > {}",
+        termio.display(),
+        out.display(),
+        env_out.display()
+    );
+    let link = w.start(&p, &command);
+    let end = Instant::now() + Duration::from_secs(15);
+    while !env_out.exists() {
+        assert!(Instant::now() < end, "the inner command never ran");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let v: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(v["project"], p.to_str().unwrap());
+    assert_eq!(v["sessions"][0]["link"], link.as_str());
+    let env = std::fs::read_to_string(&env_out).unwrap();
+    assert_eq!(
+        env.trim(),
+        format!("{} {}", uuid(&link), p.to_str().unwrap())
+    );
+}
+
+/// SC-01: a shell slow to start (its rc file sleeps) gets its command once, after its prompt.
+#[test]
+fn run_waits_for_a_slow_shell_before_typing() {
+    let w = World::new();
+    let p = w.folder("p");
+    std::fs::write(w.root().join("home/.bashrc"), "sleep 1\n").unwrap();
+    let link = w.start(&p, "echo READY-$((6*7))");
+    let t = Instant::now();
+    w.screen_until(&p, &link, |s| count_lines(s, "READY-42") == 1);
+    assert!(t.elapsed() < Duration::from_secs(5));
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(count_lines(&w.screen(&p, &link), "READY-42"), 1);
+}
+
+/// SC-01 with zsh (when installed): `.zshrc` is `sleep 1`.
+#[test]
+fn run_waits_for_a_slow_zsh_before_typing() {
+    let Ok(zsh) = which("zsh") else { return };
+    let w0 = World::new();
+    let zdot = w0.folder("zdot");
+    std::fs::write(zdot.join(".zshrc"), "sleep 1\n").unwrap();
+    let w = w0
+        .with("ZDOTDIR", zdot.to_str().unwrap())
+        .with("SHELL", &zsh);
+    let p = w.folder("p");
+    let link = w.start(&p, "echo READY-$((6*7))");
+    let t = Instant::now();
+    w.screen_until(&p, &link, |s| count_lines(s, "READY-42") == 1);
+    assert!(t.elapsed() < Duration::from_secs(5));
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(count_lines(&w.screen(&p, &link), "READY-42"), 1);
+}
+
+fn which(program: &str) -> Result<String, ()> {
+    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|d| d.join(program))
+        .find(|p| p.is_file())
+        .map(|p| p.to_string_lossy().into_owned())
+        .ok_or(())
+}
+
+#[test]
+fn help_lists_the_verbs_and_focuses_on_one() {
+    let w = World::new();
+    let p = w.folder("p");
+    let out = w.termio(&p).args(["sessions", "--help"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for verb in ["list", "run", "read", "send", "close"] {
+        assert!(text.contains(verb), "{verb} in {text}");
+    }
+    let out = w
+        .termio(&p)
+        .args(["sessions", "send", "--help"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("--key") && text.contains("--no-enter") && text.contains("--wait"));
+}
+
+/// A session `console2svg session start` started is a termio session of the project of its
+/// working directory.
+#[test]
+fn console2svg_sessions_belong_to_the_project_of_their_directory() {
+    let w = World::new();
+    let p = w.folder("p");
+    let other = w.folder("other");
+    let out = w
+        .base(common::console2svg(), &p)
+        .args(["session", "start", "--", "bash", "--norc", "-i"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let id: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let id = id["sessionId"].as_str().unwrap();
+    let list = w.ok(&p, &["list"]);
+    let s = &list["sessions"][0];
+    assert_eq!(s["id"], &id[2..10]);
+    assert_eq!(s["description"], "bash --norc -i");
+    assert_eq!(w.ok(&other, &["list"])["sessions"], serde_json::json!([]));
+    let link = s["link"].as_str().unwrap().to_string();
+    w.status_until(&p, &link, "idle");
+    w.ok(&p, &["send", &link, "sleep 1"]);
+    w.status_until(&p, &link, "working");
+    w.status_until(&p, &link, "done");
+}
+
+/// The hex bytes a byte probe has shown (rows that are one hex pair).
+fn probe_bytes(screen: &str) -> Vec<String> {
+    screen
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.len() == 2 && l.chars().all(|c| c.is_ascii_hexdigit()))
+        .map(str::to_string)
+        .collect()
+}
+
+/// SC-02/SC-03/SC-04 on the wire: keys by name, multi-line text pasted as one submission (the
+/// program enabled bracketed paste), the Return in its own write after it.
+#[test]
+fn keys_and_multi_line_text_reach_the_program_as_bytes() {
+    let w = World::new();
+    let p = w.folder("p");
+    let link = w.start(
+        &p,
+        r#"sh -c 'printf "\033[?2004h"; stty raw -echo opost; exec od -An -tx1 -w1 -v'"#,
+    );
+    w.status_until(&p, &link, "working");
+    std::thread::sleep(Duration::from_millis(300));
+    w.ok(&p, &["send", &link, "a\nb"]);
+    let want = [
+        "1b", "5b", "32", "30", "30", "7e", "61", "0a", "62", "1b", "5b", "32", "30", "31", "7e",
+        "0d",
+    ];
+    let screen = w.screen_until(&p, &link, |s| probe_bytes(s).len() >= want.len());
+    assert_eq!(probe_bytes(&screen), want);
+    w.ok(&p, &["close", &link]);
+
+    let link = w.start(
+        &p,
+        r#"sh -c 'stty raw -echo opost; exec od -An -tx1 -w1 -v'"#,
+    );
+    w.status_until(&p, &link, "working");
+    std::thread::sleep(Duration::from_millis(300));
+    w.ok(
+        &p,
+        &[
+            "send",
+            &link,
+            "--key",
+            "Shift+Tab",
+            "--key",
+            "Tab",
+            "--key",
+            "Up",
+        ],
+    );
+    let want = ["1b", "5b", "5a", "09", "1b", "5b", "41"];
+    let screen = w.screen_until(&p, &link, |s| probe_bytes(s).len() >= want.len());
+    assert_eq!(probe_bytes(&screen), want);
+}
+
+/// A send right after `run` waits for the run's own command: it reaches `cat`, not the
+/// booting shell.
+#[test]
+fn a_send_right_after_run_follows_the_queued_command() {
+    let w = World::new();
+    let p = w.folder("p");
+    let link = w.start(&p, "cat");
+    w.ok(&p, &["send", &link, "early"]);
+    let screen = w.screen_until(&p, &link, |s| count_lines(s, "early") == 2);
+    assert!(!screen.contains("command not found"), "{screen}");
+    assert_eq!(w.status(&p, &link), "working");
+}
+
+/// Titles follow the program's OSC title; the link stays, and the new title addresses it.
+#[test]
+fn titles_change_links_do_not() {
+    let w = World::new();
+    let p = w.folder("p");
+    let link = w.start(&p, r"printf '\033]2;renamed\007'");
+    let end = Instant::now() + Duration::from_secs(15);
+    while w.entry(&p, &link)["title"] != "renamed" {
+        assert!(
+            Instant::now() < end,
+            "title never changed: {}",
+            w.entry(&p, &link)
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(
+        w.entry(&p, &link)["description"],
+        r"printf '\033]2;renamed\007'"
+    );
+    assert_eq!(w.ok(&p, &["read", "renamed"])["target"], link.as_str());
+    assert_eq!(w.ok(&p, &["read", "renamed"])["title"], "renamed");
+}
