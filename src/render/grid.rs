@@ -704,8 +704,9 @@ fn is_safe_link(uri: &str) -> bool {
         .any(|s| lower.starts_with(s))
 }
 
-/// Short class names: A, B, … Z, BA, BB, … (never clashes with the lowercase `bg`).
-fn class_name(mut n: usize) -> String {
+/// Short class and id names: A, B, … Z, BA, BB, … (uppercase, so they never clash with
+/// lowercase names such as `bg` or `desk`).
+pub(super) fn class_name(mut n: usize) -> String {
     let mut s = Vec::new();
     loop {
         s.push(b'A' + (n % 26) as u8);

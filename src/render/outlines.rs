@@ -235,18 +235,9 @@ impl Outlines {
     }
 }
 
-/// Ids of glyph definitions: A, B, … Z, BA, BB, … (never clashes with the lowercase `desk`).
-fn glyph_id_name(mut n: usize) -> String {
-    let mut s = Vec::new();
-    loop {
-        s.push(b'A' + (n % 26) as u8);
-        n /= 26;
-        if n == 0 {
-            break;
-        }
-    }
-    s.reverse();
-    String::from_utf8(s).unwrap_or_default()
+/// Ids of glyph definitions: the renderer's short names (see [`super::grid::class_name`]).
+fn glyph_id_name(n: usize) -> String {
+    super::grid::class_name(n)
 }
 
 /// How a glyph is drawn.
