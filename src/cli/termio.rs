@@ -19,8 +19,8 @@ use crate::termio::verbs::{self, Ctx, RunReply, SendReply, Wait};
 use crate::termio::{Code, Error};
 
 const SESSIONS_ABOUT: &str = "\
-Orchestrate the sessions of this project: list them, run plain commands in new terminals, type \
-into them, read their screens, close them.
+Orchestrate the sessions of this project: list them, spawn agents and run plain commands in new \
+terminals, type into them, read their screens, close them.
 
 Every command resolves the caller's project (from TERMIO_SESSION inside a termio session, else \
 the working directory: the deepest project opened with `termio [path]`, else the git top level, \
@@ -53,12 +53,48 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Top {
-    /// Orchestrate this project's sessions (list, run, send, read, close).
+    /// Orchestrate this project's sessions (list, spawn, run, send, read, close).
     #[command(long_about = SESSIONS_ABOUT)]
     Sessions(SessionsArgs),
+    /// Agent-side commands (`termio agent report`, run by status hooks).
+    Agent(AgentArgs),
     /// Run the session host (started on demand).
     #[command(name = "__host", hide = true)]
     Host,
+}
+
+/// `termio agent`.
+#[derive(Args, Debug)]
+#[command(subcommand_required = true, arg_required_else_help = true)]
+pub struct AgentArgs {
+    #[command(subcommand)]
+    pub verb: AgentVerb,
+}
+
+/// The `termio agent` verbs.
+#[derive(Subcommand, Debug)]
+pub enum AgentVerb {
+    /// Report this session's agent status to termio (what status hooks run). Reads the hook's
+    /// JSON from stdin, finds the session from TERMIO_SESSION, never blocks the agent, prints
+    /// nothing, always exits 0.
+    Report(ReportArgs),
+}
+
+/// `termio agent report`.
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// working, idle, done, needs-you, or auto (from the event and the hook's input).
+    #[arg(value_name = "STATE", value_parser = clap::builder::PossibleValuesParser::new(crate::termio::report::STATES))]
+    pub state: String,
+    /// The reporting agent (claude, codex, cursor, gemini, …).
+    #[arg(long, value_name = "NAME", default_value = "")]
+    pub agent: String,
+    /// The hook event (Stop, UserPromptSubmit, …).
+    #[arg(long, value_name = "EVENT", default_value = "")]
+    pub event: String,
+    /// The event's JSON as an argument instead of stdin (Codex `notify` appends it).
+    #[arg(value_name = "JSON")]
+    pub payload: Option<String>,
 }
 
 /// `termio sessions`.
@@ -85,6 +121,17 @@ Replies at once with the session's link (created, queued); with --wait, once the
 settled."
     )]
     Run(RunArgs),
+    /// Start a new agent session on a prompt; replies at once with its link.
+    #[command(
+        long_about = "Start a new agent session: your shell in the project directory with the agent \
+started in it, the prompt typed once the agent shows its prompt box (a trust or permission dialog is \
+never typed into: the session is needs-you until someone answers with `send`). --agent picks the agent \
+(built in: claude, codex, cursor, gemini; more in $XDG_CONFIG_HOME/termio/agents.yaml or \
+$TERMIO_AGENTS_FILE); the default is the caller's own kind. From inside a termio session the prompt \
+opens with a short provenance envelope naming the caller. With --wait, blocks until the turn settles \
+and replies with the transcript range holding the response."
+    )]
+    Spawn(SpawnArgs),
     /// Print a session's current screen without focusing it.
     Read(ReadArgs),
     /// Type text into a session and submit it with a real Return keypress.
@@ -131,6 +178,19 @@ pub struct RunArgs {
     pub wait: WaitArgs,
 }
 
+/// `spawn`.
+#[derive(Args, Debug)]
+pub struct SpawnArgs {
+    /// The prompt.
+    #[arg(value_name = "PROMPT")]
+    pub prompt: Option<String>,
+    /// The agent (default: the caller's own kind, else the agents file's default).
+    #[arg(long, value_name = "NAME")]
+    pub agent: Option<String>,
+    #[command(flatten)]
+    pub wait: WaitArgs,
+}
+
 /// `read`.
 #[derive(Args, Debug)]
 pub struct ReadArgs {
@@ -157,6 +217,9 @@ pub struct SendArgs {
     /// Type the text without pressing Return.
     #[arg(long)]
     pub no_enter: bool,
+    /// With no target (a lone prompt): the agent to spawn, as `spawn --agent`.
+    #[arg(long, value_name = "NAME")]
+    pub agent: Option<String>,
     #[command(flatten)]
     pub wait: WaitArgs,
 }
@@ -209,6 +272,11 @@ pub fn main() -> i32 {
                 1
             }
         },
+        Some(Top::Agent(a)) => match a.verb {
+            AgentVerb::Report(r) => {
+                crate::termio::report::run(&r.state, &r.agent, &r.event, r.payload.as_deref())
+            }
+        },
         Some(Top::Sessions(s)) => {
             crate::host::client::install_interrupt_handler();
             let json = s.json;
@@ -246,6 +314,12 @@ pub fn run_verb(verb: Verb) -> Result<Emitted, Error> {
                 RunReply::Waited(r) => Ok(waited(&r)),
             }
         }
+        Verb::Spawn(a) => spawn(
+            &mut ctx,
+            &a.prompt.unwrap_or_default(),
+            a.agent.as_deref(),
+            a.wait.wait(),
+        ),
         Verb::Read(a) => {
             let r = verbs::read(
                 &ctx,
@@ -274,7 +348,36 @@ pub fn run_verb(verb: Verb) -> Result<Emitted, Error> {
     }
 }
 
+fn spawn(
+    ctx: &mut Ctx,
+    prompt: &str,
+    agent: Option<&str>,
+    wait: Option<Wait>,
+) -> Result<Emitted, Error> {
+    match verbs::spawn(ctx, prompt, agent, wait)? {
+        RunReply::Created(r) => {
+            let text = format!("{}  {} (queued)", r.body.target, r.body.title);
+            Ok(Emitted::ok(&r, text))
+        }
+        RunReply::Waited(r) => Ok(waited(&r)),
+    }
+}
+
+/// Whether a lone `send` argument names a session rather than being a prompt: a link, or a
+/// hexadecimal id (prefix) of 8 characters or more.
+fn looks_like_target(arg: &str) -> bool {
+    let a = arg.trim();
+    a.starts_with("termio://")
+        || a.len() >= 8 && a.chars().all(|c| c.is_ascii_hexdigit() || c == '-')
+}
+
 fn send(ctx: &mut Ctx, a: SendArgs) -> Result<Emitted, Error> {
+    // `send` with no target behaves like `spawn` (spec): a lone prompt.
+    if let (Some(prompt), None, true) = (&a.target, &a.text, a.keys.is_empty()) {
+        if !looks_like_target(prompt) {
+            return spawn(ctx, prompt, a.agent.as_deref(), a.wait.wait());
+        }
+    }
     let input = verbs::Input {
         text: a.text.unwrap_or_default(),
         keys: a.keys,

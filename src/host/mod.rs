@@ -1,10 +1,12 @@
 //! The background host that keeps PTY sessions alive between CLI calls: a Unix-socket server
 //! over a session registry ([`server`]), the sessions themselves ([`session`]), the protocol
 //! ([`protocol`]), the client side ([`client`]), where the socket lives ([`paths`]) and the
-//! termio view of the sessions ([`termio`]: projects, links, status, list entries).
+//! termio view of the sessions ([`termio`]: projects, links, status, list entries; agent
+//! sessions' status machine, monitor and turns in [`agent_status`]).
 //! Contract: shared/spec/console2svg-session.md and the `session` part of
 //! shared/spec/console2svg-contract.md.
 
+pub mod agent_status;
 pub mod client;
 pub mod inspect;
 pub mod journal;

@@ -69,6 +69,8 @@ pub struct Meta {
     run: Option<Run>,
     created: SystemTime,
     track: parking_lot::Mutex<Track>,
+    /// Agent sessions (`spawn`, or a session a hook reported from): the status machine.
+    pub agent: super::agent_status::Slot,
 }
 
 /// A `termio sessions run` session.
@@ -106,6 +108,7 @@ impl Meta {
             run: run.map(|(command, project)| Run { command, project }),
             created: SystemTime::now(),
             track: parking_lot::Mutex::new(Track::default()),
+            agent: Default::default(),
         }
     }
 
@@ -133,6 +136,11 @@ impl Meta {
         SHELLS.contains(&name) && self.argv[1..].iter().all(|a| a.starts_with('-'))
     }
 
+    /// The directory the session started in.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
     /// When the session was created.
     pub fn created_at(&self) -> SystemTime {
         self.created
@@ -158,6 +166,9 @@ impl Meta {
 pub fn termio_status(s: &Session) -> Status {
     if s.lock().state != State::Running {
         return Status::Exited;
+    }
+    if let Some(v) = s.termio.agent.view() {
+        return v.status;
     }
     if !s.termio.is_shell() {
         return Status::Working;
@@ -200,9 +211,10 @@ pub fn link_of(s: &Session) -> String {
     link::link_of(&link::uuid_of(&s.id))
 }
 
-/// One `list` entry (also what `watch` streams): link, id, title, agent (`terminal`), status,
-/// description (the command), and the shell's current directory while it runs. Same locking
-/// rule as [`termio_status`].
+/// One `list` entry (also what `watch` streams): link, id, title, agent (`terminal`, or the
+/// agent's name), status, description (the command), the shell's current directory while it
+/// runs, and for agents `reason`, `since`, `prompt` (`needs-you`), `transcript` and
+/// `cursor_end` (see `host::agent_status::View`). Same locking rule as [`termio_status`].
 ///
 /// A watcher scoped like `list`: `let registry = Registry::load().unwrap_or_default();`,
 /// `let project = project_for(&sessions, &caller, &registry)?;`, then
@@ -214,15 +226,23 @@ pub fn list_entry(s: &Session) -> SessionEntry {
         .then(|| std::fs::read_link(format!("/proc/{}/cwd", s.pid)).ok())
         .flatten()
         .map(|p| p.to_string_lossy().into_owned());
+    let view = s.termio.agent.view();
+    let v = view.as_ref();
     SessionEntry {
         link: link::link_of(&uuid),
         id: link::short_id(&uuid).to_string(),
         title: title_of(s),
-        agent: "terminal".into(),
+        agent: v.map_or_else(|| "terminal".into(), |v| v.agent.clone()),
         status,
         description: s.termio.command(),
-        transcript: None,
+        transcript: v
+            .and_then(|v| v.transcript.as_ref())
+            .map(|p| p.to_string_lossy().into_owned()),
         cwd,
+        reason: v.map(|v| v.reason.clone()),
+        since: v.map(|v| super::server::timestamp(v.since)),
+        prompt: v.and_then(|v| v.prompt.clone()),
+        cursor_end: v.and_then(|v| v.cursor_end),
     }
 }
 
@@ -301,6 +321,58 @@ pub enum TermioRequest {
         /// Links, uuids, id prefixes or titles.
         targets: Vec<String>,
     },
+    /// Starts an agent session: `<shell> -i` in the caller's project, the agent's command typed
+    /// once the shell is ready, `prompt` (with a provenance envelope when the caller is a
+    /// session) typed once the agent is ready. Replies with a [`SpawnOutcome`].
+    Spawn {
+        /// Who asks.
+        caller: Caller,
+        /// The prompt.
+        prompt: String,
+        /// `--agent`'s definition (resolved by the client from its agents registry).
+        #[serde(default)]
+        agent: Option<Box<crate::termio::agents::AgentDef>>,
+        /// Used when no `--agent` was given and the caller is no agent session (the agents
+        /// file's `default`).
+        #[serde(default)]
+        fallback: Option<Box<crate::termio::agents::AgentDef>>,
+        /// The shell program (the client's `$SHELL`, else `bash`).
+        shell: String,
+        /// Columns, 1–500.
+        width: u16,
+        /// Rows, 1–500.
+        height: u16,
+    },
+    /// One step of an agent `--wait`: blocks until turn `turn` is decided for a wait that
+    /// started at status sequence `from_seq`, or `budget_ms` (100–1000) passes; replies with a
+    /// `host::agent_status::TurnProbe`.
+    Turn {
+        /// Who asks.
+        caller: Caller,
+        /// A link, uuid, id prefix or title.
+        target: String,
+        /// The turn (from [`SpawnOutcome`] or [`SendOutcome`]).
+        turn: u64,
+        /// The status sequence the wait starts after.
+        from_seq: u64,
+        /// The longest the probe blocks, ms (clamped 100–1000).
+        budget_ms: u64,
+    },
+    /// A hook's status report (`termio agent report`) for the session `session` (the uuid
+    /// from `TERMIO_SESSION`), whatever the project. Replies `{"ok": true, …}`.
+    Report {
+        /// The reporting session's uuid.
+        session: String,
+        /// `working`, `idle`, `done`, `needs-you` or `auto`.
+        state: String,
+        /// The agent's name (`--agent`).
+        agent: String,
+        /// The hook event (`--event`).
+        event: String,
+        /// The hook's stdin JSON (`null` when none).
+        #[serde(default)]
+        input: Value,
+    },
     /// One step of a `--wait`: blocks until the screen version passes `since`, the session
     /// ends, or `budget_ms` (100–1000) passes; replies with a [`Probe`].
     Probe {
@@ -344,6 +416,23 @@ pub struct SendOutcome {
     pub since: u64,
     /// The input submitted a command line at a shell prompt.
     pub command: bool,
+    /// Agent sessions: the turn a `--wait` follows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<u64>,
+    /// Agent sessions: the status sequence the wait starts after.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq: Option<u64>,
+}
+
+/// The host's answer to [`TermioRequest::Spawn`]: the reply plus what `--wait` needs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SpawnOutcome {
+    #[serde(flatten)]
+    pub reply: Success<reply::Created>,
+    /// The queued prompt's turn.
+    pub turn: u64,
+    /// The status sequence the wait starts after.
+    pub seq: u64,
 }
 
 /// Work the server runs on the connection's thread (the server's `Later`).
@@ -393,7 +482,7 @@ fn handle_inner(
             height,
         } => {
             let project = project_for(sessions, &caller, &registry)?;
-            let s = start_run(&project, &command, &shell, width, height)?;
+            let s = start_run(&project, &command, &shell, (width, height), None)?;
             sessions.insert(s.id.clone(), s.clone());
             let worker = s.clone();
             let typed = command.clone();
@@ -408,6 +497,101 @@ fn handle_inner(
                     created: true,
                     queued: true,
                 })))
+            }))
+        }
+        TermioRequest::Spawn {
+            caller,
+            prompt,
+            agent,
+            fallback,
+            shell,
+            width,
+            height,
+        } => {
+            if prompt.trim().is_empty() {
+                return Err(Error::new(Code::NoText, "no prompt to spawn with"));
+            }
+            let project = project_for(sessions, &caller, &registry)?;
+            let parent = match &caller {
+                Caller::Session(uuid) => sessions
+                    .values()
+                    .find(|s| link::uuid_of(&s.id).eq_ignore_ascii_case(uuid.trim()))
+                    .cloned(),
+                Caller::Project(_) => None,
+            };
+            let def = agent
+                .map(|a| *a)
+                .or_else(|| parent.as_ref().and_then(|p| p.termio.agent.def()))
+                .or(fallback.map(|a| *a))
+                .ok_or_else(|| {
+                    Error::new(
+                        Code::NoAgent,
+                        "no agent to spawn: pass --agent <name> (the caller is no agent \
+                         session and the agents file names no default)",
+                    )
+                })?;
+            def.validate()?;
+            let text = match &parent {
+                Some(p) => crate::termio::agents::envelope(&link_of(p), &title_of(p), &prompt),
+                None => prompt,
+            };
+            let s = start_run(
+                &project,
+                &def.command_line(),
+                &shell,
+                (width, height),
+                Some(&def.name),
+            )?;
+            sessions.insert(s.id.clone(), s.clone());
+            let turn = super::agent_status::start(&s, def, text)
+                .map_err(|e| Error::new(Code::StartFailed, e))?;
+            Ok(Box::new(move || {
+                Ok(json(&SpawnOutcome {
+                    reply: Success::new(reply::Created {
+                        target: link_of(&s),
+                        title: title_of(&s),
+                        created: true,
+                        queued: true,
+                    }),
+                    turn,
+                    seq: 0,
+                }))
+            }))
+        }
+        TermioRequest::Turn {
+            caller,
+            target,
+            turn,
+            from_seq,
+            budget_ms,
+        } => {
+            let s = resolve(sessions, &caller, &target, &registry)?;
+            Ok(Box::new(move || {
+                let budget = Duration::from_millis(budget_ms.clamp(100, 1000));
+                Ok(json(&super::agent_status::probe(
+                    &s, turn, from_seq, budget,
+                )))
+            }))
+        }
+        TermioRequest::Report {
+            session,
+            state,
+            agent,
+            event,
+            input,
+        } => {
+            let s = sessions
+                .values()
+                .find(|s| link::uuid_of(&s.id).eq_ignore_ascii_case(session.trim()))
+                .cloned()
+                .ok_or_else(|| {
+                    Error::new(Code::NotFound, format!("no session {session} on this host"))
+                })?;
+            Ok(Box::new(move || {
+                match super::agent_status::apply_report(&s, &state, &agent, &event, &input) {
+                    Ok(()) => Ok(serde_json::json!({"ok": true, "schema_version": 1})),
+                    Err(m) => Ok(Error::new(Code::BadRequest, m).to_json()),
+                }
             }))
         }
         TermioRequest::Read {
@@ -447,6 +631,31 @@ fn handle_inner(
             if s.lock().state != State::Running {
                 return Err(not_live(&s));
             }
+            if s.termio.agent.is_agent() {
+                let with_keys = !keys.is_empty();
+                return Ok(Box::new(move || {
+                    let since = s.lock().version;
+                    let sent = match super::agent_status::send(&s, &text, typed, with_keys, enter) {
+                        Ok(v) => v,
+                        Err(_) => return Ok(not_live(&s).to_json()),
+                    };
+                    Ok(json(&SendOutcome {
+                        reply: Success::new(reply::Sent {
+                            target: link_of(&s),
+                            title: title_of(&s),
+                            transcript: sent
+                                .transcript
+                                .as_ref()
+                                .map(|p| p.to_string_lossy().into_owned()),
+                            cursor: sent.cursor,
+                        }),
+                        since,
+                        command: false,
+                        turn: Some(sent.turn),
+                        seq: Some(sent.seq),
+                    }))
+                }));
+            }
             Ok(Box::new(move || {
                 // Typed before a `run` session's own command, the input would reach a booting
                 // shell (SC-01) or run first: it waits for the command to be delivered.
@@ -472,6 +681,8 @@ fn handle_inner(
                     }),
                     since,
                     command,
+                    turn: None,
+                    seq: None,
                 }))
             }))
         }
@@ -485,6 +696,7 @@ fn handle_inner(
             }
             for s in &closing {
                 sessions.remove(&s.id);
+                s.termio.agent.mark_closed();
             }
             Ok(Box::new(move || {
                 let titles: Vec<String> = closing.iter().map(|s| title_of(s)).collect();
@@ -549,7 +761,7 @@ fn not_live(s: &Session) -> Error {
 }
 
 /// What a send types: the inputs (for the journal) and their validated steps.
-struct Typed {
+pub(super) struct Typed {
     inputs: Vec<Input>,
     steps: Vec<Step>,
 }
@@ -557,7 +769,7 @@ struct Typed {
 /// Text (pasted when it spans lines, so it is one submission: case SC-03) then keys.
 ///
 /// Errors: `bad_request` for an unknown key name.
-fn input_steps(text: &str, key_names: &[String]) -> Result<Typed, Error> {
+pub(super) fn input_steps(text: &str, key_names: &[String]) -> Result<Typed, Error> {
     let mut inputs = Vec::new();
     if !text.is_empty() {
         inputs.push(if text.contains('\n') {
@@ -576,7 +788,7 @@ fn input_steps(text: &str, key_names: &[String]) -> Result<Typed, Error> {
 /// submitted a command line at a shell prompt (which the status machine then follows).
 ///
 /// Errors: `session_exited` when the program has ended.
-fn submit(s: &Session, typed: Typed, enter: bool) -> Result<(u64, bool), HostError> {
+pub(super) fn submit(s: &Session, typed: Typed, enter: bool) -> Result<(u64, bool), HostError> {
     let before = termio_status(s);
     let since = s.lock().version;
     let Typed { mut inputs, steps } = typed;
@@ -610,8 +822,8 @@ fn start_run(
     project: &Path,
     command: &str,
     shell: &str,
-    width: u16,
-    height: u16,
+    (width, height): (u16, u16),
+    agent: Option<&str>,
 ) -> Result<Arc<Session>, Error> {
     if command.trim().is_empty() {
         return Err(Error::new(Code::NoText, "no command to run"));
@@ -626,10 +838,10 @@ fn start_run(
         rows: height.clamp(1, 500),
         color_env: true,
         delete_ci_env: true,
-        env: vec![
-            ("TERMIO_SESSION".into(), uuid),
-            ("TERMIO_PROJECT".into(), project_text),
-        ],
+        env: std::iter::once(("TERMIO_SESSION".into(), uuid))
+            .chain(std::iter::once(("TERMIO_PROJECT".into(), project_text)))
+            .chain(agent.map(|a| ("TERMIO_AGENT".into(), a.into())))
+            .collect(),
     };
     let meta = Meta::of(&spec, Some((command.to_string(), project.to_path_buf())));
     let journals = super::paths::runtime_dir().join("journals");
@@ -641,7 +853,7 @@ fn start_run(
 
 /// Whether a booting shell may be typed into.
 #[derive(Debug, PartialEq, Eq)]
-enum Readiness {
+pub(super) enum Readiness {
     NotYet,
     Ready,
     Gone,
@@ -651,7 +863,7 @@ enum Readiness {
 /// still for [`READY_QUIET`] with the cursor after text on its row (a prompt, not a bare line
 /// an rc file printed), and no rc-file command holds the terminal; or still for
 /// [`READY_QUIET_FALLBACK`] whatever the cursor; or after [`READY_MAX`] in any case.
-fn shell_ready(s: &Session, started: Instant) -> Readiness {
+pub(super) fn shell_ready(s: &Session, started: Instant) -> Readiness {
     let (running, version, quiet, prompt_like) = {
         let g = s.lock();
         let (row, col) = g.emulator.cursor();

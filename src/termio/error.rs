@@ -3,8 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The stable error codes termio produces (a subset of the contract's list: the agent codes
-/// `wrong_agent`, `bad_agent`, `no_agent` and `agent_gone` belong to agent sessions).
+/// The stable error codes termio produces (the contract's list).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Code {
@@ -34,6 +33,14 @@ pub enum Code {
     PromptStalled,
     /// `--wait` only: the session ended during the wait.
     SessionClosed,
+    /// `--agent` names no known agent, or the agents file is invalid.
+    BadAgent,
+    /// No agent given, the caller is no agent session, and the agents file names no default.
+    NoAgent,
+    /// The verb needs an agent session (e.g. `answer`) and the target is a plain terminal.
+    WrongAgent,
+    /// `--wait` only: the agent exited back to its shell during the wait.
+    AgentGone,
 }
 
 impl Code {
@@ -52,6 +59,10 @@ impl Code {
             Code::NotLive => "not_live",
             Code::PromptStalled => "prompt_stalled",
             Code::SessionClosed => "session_closed",
+            Code::BadAgent => "bad_agent",
+            Code::NoAgent => "no_agent",
+            Code::WrongAgent => "wrong_agent",
+            Code::AgentGone => "agent_gone",
         }
     }
 }

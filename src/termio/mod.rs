@@ -6,13 +6,18 @@
 //! sees and drives only that project's sessions, and addresses them by `termio://session/<uuid>`
 //! links ([`link`]). The verbs ([`verbs`]) are functions returning the contract's typed replies
 //! ([`reply`]) or its one error shape ([`error`]); the clap front end is `cli::termio`, and the
-//! host side (status, list entries, the verbs' handling) is `host::termio`.
+//! host side (status, list entries, the verbs' handling) is `host::termio`. Agent sessions
+//! (`spawn`) add the agents registry ([`agents`]), transcript reading ([`transcript`]) and, on
+//! the host, the status machine `host::agent_status`.
 
+pub mod agents;
 pub mod config;
 pub mod error;
 pub mod link;
 pub mod project;
 pub mod reply;
+pub mod report;
+pub mod transcript;
 pub mod verbs;
 
 pub use error::{Code, Error};

@@ -35,8 +35,11 @@ impl<T> Success<T> {
 /// - `working`: a command (a process group other than the shell's) holds the terminal, or a
 ///   non-shell program is running;
 /// - `done`: back at the shell prompt after a command ran;
+/// - `needs-you`: an agent waits for an answer (a permission or trust question; see
+///   `host::agent_status`);
 /// - `exited`: the session's program has ended (the session stays readable until it is
-///   closed or its retention runs out). termio's addition for plain terminals.
+///   closed or its retention runs out), or an agent session's agent has exited back to its
+///   shell. termio's addition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
@@ -46,6 +49,8 @@ pub enum Status {
     Working,
     /// Back at the prompt after a command.
     Done,
+    /// An agent waits for an answer.
+    NeedsYou,
     /// The program has ended.
     Exited,
 }
@@ -57,6 +62,7 @@ impl Status {
             Status::Idle => "idle",
             Status::Working => "working",
             Status::Done => "done",
+            Status::NeedsYou => "needs-you",
             Status::Exited => "exited",
         }
     }
@@ -71,7 +77,7 @@ pub struct SessionEntry {
     pub id: String,
     /// The program's OSC title, else the command.
     pub title: String,
-    /// `terminal` for plain terminals (every session today).
+    /// The agent's name (`claude`, …), or `terminal` for plain terminals.
     pub agent: String,
     /// See [`Status`].
     pub status: Status,
@@ -83,6 +89,19 @@ pub struct SessionEntry {
     /// The shell's current directory (from `/proc/<pid>/cwd`), for running shells only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
+    /// Agents: why the status is what it is (`hook Stop`, `osc 7501 state=working`, `screen
+    /// rule …`, `dialog on screen`, `agent exited back to its shell`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Agents: when the status last changed (RFC 3339 UTC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
+    /// `needs-you` only: the question on screen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// Agents with a transcript: its line count when the last turn settled (`done` events).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor_end: Option<u64>,
 }
 
 /// `list`.

@@ -12,13 +12,15 @@ use std::time::{Duration, Instant};
 
 use serde::de::DeserializeOwned;
 
+use super::agents;
 use super::config::Config;
 use super::error::{Code, Error};
 use super::project::{self, Registry};
 use super::reply::{self, Status, Success};
+use crate::host::agent_status::{Outcome, TurnProbe};
 use crate::host::client;
 use crate::host::protocol::{parse_duration, Request};
-use crate::host::termio::{Caller, Probe, SendOutcome, TermioRequest};
+use crate::host::termio::{Caller, Probe, SendOutcome, SpawnOutcome, TermioRequest};
 
 /// The default client timeout (spec, "Fail loud").
 pub const CLI_TIMEOUT: Duration = Duration::from_secs(15);
@@ -41,6 +43,9 @@ const PROBE_BUDGET: Duration = Duration::from_millis(500);
 
 /// Terminal size of a `run` session.
 pub const RUN_SIZE: (u16, u16) = (100, 24);
+
+/// Terminal size of a `spawn` session.
+pub const SPAWN_SIZE: (u16, u16) = (120, 40);
 
 /// `TERMIO_CLI_TIMEOUT`, else [`CLI_TIMEOUT`].
 ///
@@ -309,6 +314,10 @@ pub fn send(
         return Ok(SendReply::Sent(sent.reply));
     };
     ctx.widen(wait.timeout);
+    if let (Some(turn), Some(seq)) = (sent.turn, sent.seq) {
+        let waited = agent_wait(ctx, &sent.reply.body.target, turn, seq, wait)?;
+        return Ok(SendReply::Waited(waited));
+    }
     let waited = wait_outcome(
         ctx,
         &sent.reply.body.target,
@@ -317,6 +326,119 @@ pub fn send(
         wait,
     )?;
     Ok(SendReply::Waited(waited))
+}
+
+/// `spawn "<prompt>" [--agent NAME]`: a new agent session in the caller's project: the
+/// user's shell with the agent started in it, the prompt typed once the agent is ready (after
+/// any trust dialog is answered). The agent is `--agent`'s, else the caller's own kind, else
+/// the agents file's `default`.
+///
+/// Errors: `no_text`, `bad_agent` (unknown name or a bad agents file), `no_agent`,
+/// `start_failed`, `no_scope`, `not_live`; under `--wait` also `prompt_stalled`,
+/// `session_closed` and `agent_gone`.
+pub fn spawn(
+    ctx: &mut Ctx,
+    prompt: &str,
+    agent: Option<&str>,
+    wait: Option<Wait>,
+) -> Result<RunReply, Error> {
+    if prompt.trim().is_empty() {
+        return Err(Error::new(Code::NoText, "no prompt to spawn with"));
+    }
+    let registry = agents::Registry::load()?;
+    let agent = agent.map(|a| registry.get(a)).transpose()?.map(Box::new);
+    let fallback = registry.default_agent()?.map(Box::new);
+    let shell = std::env::var("SHELL")
+        .ok()
+        .filter(|s| !s.trim().is_empty())
+        .unwrap_or_else(|| "bash".into());
+    let spawned: SpawnOutcome = ctx.request(TermioRequest::Spawn {
+        caller: ctx.caller.clone(),
+        prompt: prompt.to_string(),
+        agent,
+        fallback,
+        shell,
+        width: SPAWN_SIZE.0,
+        height: SPAWN_SIZE.1,
+    })?;
+    let Some(wait) = wait else {
+        return Ok(RunReply::Created(spawned.reply));
+    };
+    ctx.widen(wait.timeout);
+    let mut waited = agent_wait(
+        ctx,
+        &spawned.reply.body.target,
+        spawned.turn,
+        spawned.seq,
+        wait,
+    )?;
+    waited.body.created = Some(true);
+    Ok(RunReply::Waited(waited))
+}
+
+/// `--wait` on an agent turn (spec, "Waiting for the outcome"; see `host::agent_status`):
+/// settled (the turn was seen working and rested, and the transcript caught up) gives the
+/// status and the `cursor`..`cursor_end` range; `needs-you` short-circuits with `prompt`;
+/// `prompt_stalled`, `agent_gone` and `session_closed` are errors; the timeout gives a normal
+/// reply with `timed_out: true`.
+fn agent_wait(
+    ctx: &Ctx,
+    target: &str,
+    turn: u64,
+    from_seq: u64,
+    wait: Wait,
+) -> Result<Success<reply::Waited>, Error> {
+    let deadline = Instant::now() + wait.timeout;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let p: TurnProbe = match ctx.request(TermioRequest::Turn {
+            caller: ctx.caller.clone(),
+            target: target.to_string(),
+            turn,
+            from_seq,
+            budget_ms: left.min(PROBE_BUDGET).as_millis() as u64,
+        }) {
+            Ok(p) => p,
+            // Closed and removed between two probes.
+            Err(e) if e.code == Code::NotFound => {
+                return Err(Error::new(
+                    Code::SessionClosed,
+                    format!("session {target} was closed during the wait"),
+                ))
+            }
+            Err(e) => return Err(e),
+        };
+        let fail = |code: Code, what: &str| {
+            Err(Error::new(
+                code,
+                p.message
+                    .clone()
+                    .unwrap_or_else(|| format!("session {target}: {what}")),
+            ))
+        };
+        let timed_out = Instant::now() >= deadline;
+        let body = |timed_out: bool| {
+            Success::new(reply::Waited {
+                target: p.target.clone(),
+                title: p.title.clone(),
+                status: p.status,
+                timed_out,
+                created: None,
+                transcript: p.transcript.clone(),
+                cursor: p.cursor,
+                cursor_end: p.cursor_end,
+                prompt: p.prompt.clone(),
+            })
+        };
+        match p.outcome {
+            Outcome::Settled | Outcome::NeedsYou => return Ok(body(false)),
+            Outcome::Stalled => return fail(Code::PromptStalled, "the prompt had no effect"),
+            Outcome::AgentGone => return fail(Code::AgentGone, "the agent exited"),
+            Outcome::Closed => return fail(Code::SessionClosed, "the session ended"),
+            Outcome::Pending if timed_out => return Ok(body(true)),
+            Outcome::Pending => {}
+        }
+    }
 }
 
 /// `close <link>…`: closes the sessions (all resolve first, or none is closed).

@@ -1,0 +1,517 @@
+//! The agents registry (shared/spec/termio-sessions.md, "Spawning without waiting";
+//! shared/notes/agents.md): how to start each coding agent, how to tell it is ready for input,
+//! how long to wait before the submitting Return, which hook dialect it speaks, which title and
+//! screen rules tell its state, and where its transcript lives.
+//!
+//! Built in: `claude`, `codex`, `cursor` (the Cursor agent CLI) and `gemini`. User definitions
+//! come from a YAML file, `$TERMIO_AGENTS_FILE` when set (tests), else `agents.yaml` next to the
+//! termio config file (`$XDG_CONFIG_HOME/termio/agents.yaml`, else
+//! `$HOME/.config/termio/agents.yaml`):
+//!
+//! ```yaml
+//! default: myagent            # used when the caller is no agent session (optional)
+//! agents:
+//!   myagent:
+//!     command: /usr/local/bin/myagent
+//!     args: ["--fast"]
+//!     hooks: claude           # hook dialect: claude | codex | cursor | gemini | none
+//!     ready: '(?m)^❯ '        # the screen shows the prompt box (a regex)
+//!     quiet_ms: 150           # gap between the typed prompt and its Return, ms
+//!     dialogs: true           # a numbered-choice dialog on screen means needs-you
+//!     title_rules: [{match: '^[⠀-⣿]', state: working}]
+//!     screen_rules: [{match: '(?m)^\[done\]$', state: done}]
+//!     transcript: '{claude_dir}/projects/{cwd_slug}/*.jsonl'
+//! ```
+//!
+//! A user definition with a built-in's name replaces it. Omitted fields take the defaults of
+//! [`AgentDef`]. Transcript patterns expand `{home}`, `{cwd}`, `{cwd_slug}` (the working
+//! directory with every non-alphanumeric character as `-`), `{claude_dir}` (`$CLAUDE_CONFIG_DIR`,
+//! else `~/.claude`) and `{codex_home}` (`$CODEX_HOME`, else `~/.codex`); `*` and `?` match
+//! within one path segment. The newest matching file modified since the session started is the
+//! session's transcript, unless a hook names it first.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use serde::{Deserialize, Serialize};
+
+use super::error::{Code, Error};
+use super::reply::Status;
+
+/// The environment variable naming the user agents file (overrides the default location).
+pub const AGENTS_FILE_ENV: &str = "TERMIO_AGENTS_FILE";
+
+/// The default gap between the typed prompt and its Return, ms (Codex needs ≥ 150: SC-02).
+pub const DEFAULT_QUIET_MS: u64 = 150;
+
+/// Which hook dialect an agent's hooks speak (how `termio agent report auto` maps an event).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dialect {
+    /// Claude Code (`SessionStart`, `UserPromptSubmit`, `Stop`, …).
+    Claude,
+    /// Codex CLI (Claude-like events, plus `notify`'s `agent-turn-complete`).
+    Codex,
+    /// Cursor agent (camelCase events: `beforeSubmitPrompt`, `stop`, …).
+    Cursor,
+    /// Gemini CLI (`BeforeAgent`, `AfterAgent`, `Notification`).
+    Gemini,
+    /// No hooks: status from in-band signals and rules only.
+    #[default]
+    None,
+}
+
+/// A regex rule: when `match` matches, the agent is in `state`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rule {
+    /// A regular expression (Rust `regex` syntax), matched against the title or the screen
+    /// text (rows joined by `\n`, right-trimmed).
+    #[serde(rename = "match")]
+    pub pattern: String,
+    /// `working`, `idle`, `done` or `needs-you`.
+    pub state: Status,
+}
+
+/// One agent's definition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AgentDef {
+    /// The agent's name (`claude`, `codex`, …); the map key in the YAML file.
+    pub name: String,
+    /// The program (looked up in the session shell's `PATH`).
+    pub command: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// The hook dialect.
+    pub hooks: Dialect,
+    /// A regex on the screen text that holds once the agent shows its prompt box; `None`: the
+    /// screen has been still for a second.
+    pub ready: Option<String>,
+    /// Gap between the typed prompt and the submitting Return, ms.
+    pub quiet_ms: u64,
+    /// Whether a numbered-choice dialog on screen (`❯ 1. …` then `2. …`) means `needs-you`,
+    /// with the text above it as the question.
+    pub dialogs: bool,
+    /// Title rules, first match wins; no match after `working` means the turn rested.
+    pub title_rules: Vec<Rule>,
+    /// Screen rules, first match wins.
+    pub screen_rules: Vec<Rule>,
+    /// Where the transcript is (a path pattern, see the module docs).
+    pub transcript: Option<String>,
+}
+
+impl Default for AgentDef {
+    fn default() -> AgentDef {
+        AgentDef {
+            name: String::new(),
+            command: String::new(),
+            args: Vec::new(),
+            hooks: Dialect::None,
+            ready: None,
+            quiet_ms: DEFAULT_QUIET_MS,
+            dialogs: true,
+            title_rules: Vec::new(),
+            screen_rules: Vec::new(),
+            transcript: None,
+        }
+    }
+}
+
+impl AgentDef {
+    /// The shell command line that starts the agent (each word single-quoted when needed).
+    pub fn command_line(&self) -> String {
+        std::iter::once(&self.command)
+            .chain(&self.args)
+            .map(|w| shell_quote(w))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// Checks the definition: a command, valid regexes.
+    ///
+    /// Errors: `bad_agent` naming the field.
+    pub fn validate(&self) -> Result<(), Error> {
+        let bad = |m: String| Error::new(Code::BadAgent, format!("agent {}: {m}", self.name));
+        if self.command.trim().is_empty() {
+            return Err(bad("no command".into()));
+        }
+        let regexes = self
+            .ready
+            .iter()
+            .chain(self.title_rules.iter().map(|r| &r.pattern))
+            .chain(self.screen_rules.iter().map(|r| &r.pattern));
+        for r in regexes {
+            regex::Regex::new(r).map_err(|e| bad(format!("bad regex {r:?}: {e}")))?;
+        }
+        for rule in self.title_rules.iter().chain(&self.screen_rules) {
+            if rule.state == Status::Exited {
+                return Err(bad(
+                    "a rule's state must be working, idle, done or needs-you".into(),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Quotes a word for a POSIX shell when it has anything but safe characters.
+pub fn shell_quote(w: &str) -> String {
+    let safe = !w.is_empty()
+        && w.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
+    if safe {
+        w.to_string()
+    } else {
+        format!("'{}'", w.replace('\'', r"'\''"))
+    }
+}
+
+/// The built-in definitions (shared/notes/agents.md).
+pub fn builtins() -> Vec<AgentDef> {
+    let spinner = Rule {
+        pattern: "^[\u{2800}-\u{28FF}✳✶✻✽✢·]".into(),
+        state: Status::Working,
+    };
+    vec![
+        AgentDef {
+            name: "claude".into(),
+            command: "claude".into(),
+            hooks: Dialect::Claude,
+            ready: Some(r"(?m)^[│|\s]*[>❯](\s|$)".into()),
+            title_rules: vec![spinner.clone()],
+            transcript: Some("{claude_dir}/projects/{cwd_slug}/*.jsonl".into()),
+            ..AgentDef::default()
+        },
+        AgentDef {
+            name: "codex".into(),
+            command: "codex".into(),
+            hooks: Dialect::Codex,
+            ready: Some(r"(?m)^\s*›(\s|$)".into()),
+            quiet_ms: 200,
+            title_rules: vec![
+                Rule {
+                    pattern: "Action Required".into(),
+                    state: Status::NeedsYou,
+                },
+                spinner.clone(),
+            ],
+            transcript: Some("{codex_home}/sessions/*/*/*/rollout-*.jsonl".into()),
+            ..AgentDef::default()
+        },
+        AgentDef {
+            name: "cursor".into(),
+            command: "cursor-agent".into(),
+            hooks: Dialect::Cursor,
+            ready: Some(r"(?m)^[│|\s]*[>→›❯](\s|$)".into()),
+            title_rules: vec![spinner.clone()],
+            ..AgentDef::default()
+        },
+        AgentDef {
+            name: "gemini".into(),
+            command: "gemini".into(),
+            hooks: Dialect::Gemini,
+            ready: Some(r"(?m)^[│|\s]*>(\s|$)".into()),
+            title_rules: vec![spinner],
+            ..AgentDef::default()
+        },
+    ]
+}
+
+/// The user agents file: `$TERMIO_AGENTS_FILE`, else `agents.yaml` beside the config file.
+pub fn agents_file() -> Option<PathBuf> {
+    match std::env::var_os(AGENTS_FILE_ENV) {
+        Some(p) if !p.is_empty() => Some(PathBuf::from(p)),
+        _ => super::config::config_file().map(|c| c.with_file_name("agents.yaml")),
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(default)]
+    default: Option<String>,
+    #[serde(default)]
+    agents: BTreeMap<String, AgentDef>,
+}
+
+/// The built-in and user definitions, and the user's default agent.
+#[derive(Debug, Clone, Default)]
+pub struct Registry {
+    agents: Vec<AgentDef>,
+    default: Option<String>,
+}
+
+impl Registry {
+    /// The built-ins plus the user file's definitions (see the module docs).
+    ///
+    /// Errors: `bad_agent` when the file cannot be read or parsed, or a definition is invalid.
+    pub fn load() -> Result<Registry, Error> {
+        let mut agents = builtins();
+        let mut default = None;
+        if let Some(path) = agents_file() {
+            match std::fs::read_to_string(&path) {
+                Ok(text) if !text.trim().is_empty() => {
+                    let file: File = serde_yaml_ng::from_str(&text).map_err(|e| {
+                        Error::new(Code::BadAgent, format!("{}: {e}", path.display()))
+                    })?;
+                    for (name, mut def) in file.agents {
+                        def.name = name;
+                        def.validate()?;
+                        agents.retain(|a| a.name != def.name);
+                        agents.push(def);
+                    }
+                    default = file.default;
+                }
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    return Err(Error::new(
+                        Code::BadAgent,
+                        format!("cannot read {}: {e}", path.display()),
+                    ))
+                }
+            }
+        }
+        Ok(Registry { agents, default })
+    }
+
+    /// The definition named `name`.
+    ///
+    /// Errors: `bad_agent` listing the known names.
+    pub fn get(&self, name: &str) -> Result<AgentDef, Error> {
+        self.agents
+            .iter()
+            .find(|a| a.name == name.trim())
+            .cloned()
+            .ok_or_else(|| {
+                let known: Vec<&str> = self.agents.iter().map(|a| a.name.as_str()).collect();
+                Error::new(
+                    Code::BadAgent,
+                    format!("unknown agent {name:?} (known: {})", known.join(", ")),
+                )
+            })
+    }
+
+    /// The user's `default` agent, if the file names one.
+    ///
+    /// Errors: `bad_agent` when it names no known agent.
+    pub fn default_agent(&self) -> Result<Option<AgentDef>, Error> {
+        self.default.as_deref().map(|d| self.get(d)).transpose()
+    }
+
+    /// Every definition (built-ins first).
+    pub fn all(&self) -> &[AgentDef] {
+        &self.agents
+    }
+}
+
+/// The state a hook event means (shared/notes/agents.md), for `termio agent report auto`:
+/// `None` for events that say nothing about the session (a sub-agent stopping, unknown
+/// events). `input` is the hook's stdin JSON.
+pub fn auto_state(event: &str, input: &serde_json::Value) -> Option<Status> {
+    let field = |k: &str| input.get(k).and_then(|v| v.as_str()).unwrap_or("");
+    match event {
+        "SessionStart" | "sessionStart" => Some(Status::Idle),
+        "UserPromptSubmit"
+        | "PreToolUse"
+        | "PostToolUse"
+        | "BeforeAgent"
+        | "BeforeTool"
+        | "AfterTool"
+        | "beforeSubmitPrompt"
+        | "preToolUse"
+        | "postToolUse"
+        | "beforeShellExecution"
+        | "beforeMCPExecution"
+        | "afterFileEdit" => Some(Status::Working),
+        "PermissionRequest" => Some(Status::NeedsYou),
+        "Notification" => match field("notification_type") {
+            "permission_prompt" | "elicitation_dialog" | "ToolPermission" => Some(Status::NeedsYou),
+            _ => None,
+        },
+        "Stop" | "AfterAgent" | "agent-turn-complete" => Some(Status::Done),
+        "stop" => match field("status") {
+            "aborted" | "error" => Some(Status::Idle),
+            _ => Some(Status::Done),
+        },
+        _ => None,
+    }
+}
+
+/// Expands a transcript pattern's placeholders for a session working in `cwd`.
+pub fn expand_pattern(pattern: &str, cwd: &Path) -> String {
+    let var = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let home = var("HOME").unwrap_or_default();
+    let claude = var("CLAUDE_CONFIG_DIR").unwrap_or_else(|| home.join(".claude"));
+    let codex = var("CODEX_HOME").unwrap_or_else(|| home.join(".codex"));
+    let slug: String = cwd
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    pattern
+        .replace("{home}", &home.to_string_lossy())
+        .replace("{claude_dir}", &claude.to_string_lossy())
+        .replace("{codex_home}", &codex.to_string_lossy())
+        .replace("{cwd_slug}", &slug)
+        .replace("{cwd}", &cwd.to_string_lossy())
+}
+
+/// The newest file matching the absolute `pattern` (`*`, `?` within a segment) modified at or
+/// after `since`.
+pub fn find_newest(pattern: &str, since: SystemTime) -> Option<PathBuf> {
+    let mut found: Vec<PathBuf> = vec![PathBuf::from("/")];
+    for seg in pattern.split('/').filter(|s| !s.is_empty()) {
+        let mut next = Vec::new();
+        if !seg.contains(['*', '?']) {
+            next.extend(found.iter().map(|d| d.join(seg)).filter(|p| p.exists()));
+        } else {
+            let re = glob_segment(seg);
+            for dir in &found {
+                let Ok(entries) = std::fs::read_dir(dir) else {
+                    continue;
+                };
+                for e in entries.flatten() {
+                    if re.is_match(&e.file_name().to_string_lossy()) {
+                        next.push(e.path());
+                    }
+                }
+            }
+        }
+        found = next;
+        if found.is_empty() {
+            return None;
+        }
+    }
+    found
+        .into_iter()
+        .filter_map(|p| {
+            let m = std::fs::metadata(&p).ok()?;
+            let t = m.modified().ok()?;
+            (m.is_file() && t >= since).then_some((t, p))
+        })
+        .max()
+        .map(|(_, p)| p)
+}
+
+fn glob_segment(seg: &str) -> regex::Regex {
+    let mut re = String::from("^");
+    for c in seg.chars() {
+        match c {
+            '*' => re.push_str(".*"),
+            '?' => re.push('.'),
+            c => re.push_str(&regex::escape(&c.to_string())),
+        }
+    }
+    re.push('$');
+    regex::Regex::new(&re).expect("an escaped glob is a regex")
+}
+
+/// The spawned prompt with its provenance envelope (spec: "Spawned sessions know their
+/// caller"): names the caller's link and allows exactly one back-channel message.
+pub fn envelope(caller_link: &str, caller_title: &str, prompt: &str) -> String {
+    format!(
+        "[termio] This task comes from the termio session {caller_link} ({caller_title}). \
+         You may message it at most once, either with one mid-task question or with a one-line \
+         completion ping: termio sessions send {caller_link} \"<message>\". Nothing else goes \
+         back that way (no conversation, no delegating work back); your transcript is the \
+         result.\n\n{prompt}"
+    )
+}
+
+/// A numbered-choice dialog on the screen (a folder-trust or permission question): a row
+/// `❯ 1. …` (or `> 1. …`, `› 1) …`) followed within three rows by a `2. …` row. Returns the
+/// question: the nearest non-blank rows above the first option (up to two, joined by a space).
+/// Wording-independent on purpose (SC-13: detection must survive rewording).
+pub fn dialog_question(screen: &str) -> Option<String> {
+    static FIRST: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    static SECOND: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let first =
+        FIRST.get_or_init(|| regex::Regex::new(r"^[│|\s]*[❯›>▶→]\s*1[.)]\s+\S").expect("regex"));
+    let second =
+        SECOND.get_or_init(|| regex::Regex::new(r"^[│|\s]*[❯›>▶→]?\s*2[.)]\s+\S").expect("regex"));
+    let rows: Vec<&str> = screen.lines().collect();
+    let i = rows.iter().position(|r| first.is_match(r))?;
+    if !rows[i + 1..rows.len().min(i + 4)]
+        .iter()
+        .any(|r| second.is_match(r))
+    {
+        return None;
+    }
+    let mut above: Vec<&str> = Vec::new();
+    for r in rows[..i].iter().rev() {
+        let t = r.trim_matches(|c: char| c.is_whitespace() || "│|╭╮╰╯─".contains(c));
+        if t.is_empty() {
+            if above.is_empty() {
+                continue;
+            }
+            break;
+        }
+        above.insert(0, t);
+        if above.len() == 2 {
+            break;
+        }
+    }
+    let q = above.join(" ");
+    Some(if q.is_empty() {
+        "a choice is waiting on screen".into()
+    } else {
+        q
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtins_are_valid_and_named() {
+        let names: Vec<String> = builtins().into_iter().map(|a| a.name).collect();
+        assert_eq!(names, ["claude", "codex", "cursor", "gemini"]);
+        for a in builtins() {
+            a.validate().unwrap();
+        }
+    }
+
+    #[test]
+    fn dialogs_are_found_whatever_their_wording() {
+        let trust = "✻ head\n\nIs this folder yours?\n\n❯ 1. Yes, I trust this folder\n  2. No, exit\n\nEnter to confirm";
+        assert_eq!(dialog_question(trust).unwrap(), "Is this folder yours?");
+        let perm = "log\nAllow write to hello.txt?\n❯ 1. Yes\n  2. No\n[needs-you] permission";
+        assert_eq!(
+            dialog_question(perm).unwrap(),
+            "log Allow write to hello.txt?"
+        );
+        assert_eq!(dialog_question("❯ 1. only one option\nfoo"), None);
+        assert_eq!(dialog_question("─────\n❯ hello\n[idle]"), None);
+    }
+
+    #[test]
+    fn hook_events_map_to_states() {
+        let none = serde_json::json!({});
+        assert_eq!(auto_state("UserPromptSubmit", &none), Some(Status::Working));
+        assert_eq!(auto_state("Stop", &none), Some(Status::Done));
+        assert_eq!(auto_state("SubagentStop", &none), None);
+        let n = serde_json::json!({"notification_type": "permission_prompt"});
+        assert_eq!(auto_state("Notification", &n), Some(Status::NeedsYou));
+        let idle = serde_json::json!({"notification_type": "idle_prompt"});
+        assert_eq!(auto_state("Notification", &idle), None);
+        let aborted = serde_json::json!({"status": "aborted"});
+        assert_eq!(auto_state("stop", &aborted), Some(Status::Idle));
+    }
+
+    #[test]
+    fn words_are_quoted_for_the_shell() {
+        let a = AgentDef {
+            command: "/bin/agent".into(),
+            args: vec!["--reply".into(), "it's ok".into()],
+            ..AgentDef::default()
+        };
+        assert_eq!(a.command_line(), r"/bin/agent --reply 'it'\''s ok'");
+    }
+}
