@@ -1,0 +1,497 @@
+//! termio agent sessions against a real host and real PTYs, with the fixture agent
+//! (`tests/fixture/agent.rs`) registered as user agents through `TERMIO_AGENTS_FILE`: spawn,
+//! `--wait` outcomes and transcript ranges, needs-you questions and answers, agent_gone and
+//! session_closed, status from each source alone, and cases SC-02, SC-03, SC-13 and SC-14 of
+//! shared/cases/sessions.md (shared/spec/termio-sessions.md; shared/notes/agents.md).
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::termio::{count_rows, session_pids, transcript_range, uuid, World};
+use serde_json::Value;
+
+/// The fixture as user agents. `fix` uses every source (hooks, OSC 7501, title and screen
+/// rules) with a transcript lag longer than the fixture's think (SC-14); the `fix-*` variants
+/// each have one source only and no dialog detection.
+const AGENTS: &str = r#"
+agents:
+  fix:
+    command: '{fixture}'
+    args: [--report, 'hooks,osc,screen', --think-ms, '400', --transcript-lag-ms, '600']
+    hooks: claude
+    ready: '(?m)^❯(\s|$)'
+    title_rules: [{match: '^⠋', state: working}]
+    screen_rules:
+      - {match: '(?m)^\[working\]$', state: working}
+      - {match: '(?m)^\[needs-you\]', state: needs-you}
+      - {match: '(?m)^\[done\]$', state: done}
+    transcript: '{transcripts}/*.jsonl'
+  fix-hooks:
+    command: '{fixture}'
+    args: [--report, hooks, --think-ms, '400']
+    hooks: claude
+    ready: '(?m)^❯(\s|$)'
+    dialogs: false
+  fix-osc:
+    command: '{fixture}'
+    args: [--report, osc, --think-ms, '400']
+    ready: '(?m)^❯(\s|$)'
+    dialogs: false
+    transcript: '{transcripts}/*.jsonl'
+  fix-screen:
+    command: '{fixture}'
+    args: [--think-ms, '400']
+    ready: '(?m)^❯(\s|$)'
+    dialogs: false
+    screen_rules:
+      - {match: '(?m)^\[working\]$', state: working}
+      - {match: '(?m)^\[needs-you\]', state: needs-you}
+      - {match: '(?m)^\[done\]$', state: done}
+    transcript: '{transcripts}/*.jsonl'
+  fix-trust:
+    command: '{fixture}'
+    args: [--trust-dialog, --trust-question, 'Do you vouch for the code in this workspace?', --report, hooks, --think-ms, '300']
+    hooks: claude
+    ready: '(?m)^❯(\s|$)'
+  fix-codex:
+    command: '{fixture}'
+    args: [--paste-burst, --report, osc, --think-ms, '300']
+    ready: '(?m)^❯(\s|$)'
+    quiet_ms: 200
+    transcript: '{transcripts}/*.jsonl'
+"#;
+
+fn world() -> World {
+    World::new().with_agents(AGENTS).with_hooks("fix")
+}
+
+/// The text of a transcript line's message (string content or text parts).
+fn text_of(line: &Value) -> String {
+    let c = &line["message"]["content"];
+    match c {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p["text"].as_str())
+            .collect::<Vec<_>>()
+            .join(""),
+        _ => String::new(),
+    }
+}
+
+/// Asserts a wait reply's range is exactly one assistant line with `reply`.
+fn assert_range_is_reply(v: &Value, reply: &str) {
+    let lines = transcript_range(v);
+    assert_eq!(
+        lines.len(),
+        1,
+        "one response line expected in {v}: {lines:?}"
+    );
+    assert_eq!(lines[0]["type"], "assistant", "{lines:?}");
+    assert_eq!(text_of(&lines[0]), reply, "{lines:?}");
+}
+
+#[test]
+fn spawn_wait_returns_exactly_the_turns_reply_and_send_wait_the_next() {
+    let w = world();
+    let p = w.folder("p");
+    let t0 = Instant::now();
+    let v = w.ok(
+        &p,
+        &[
+            "spawn",
+            "first task",
+            "--agent",
+            "fix",
+            "--wait",
+            "--timeout",
+            "30000",
+        ],
+    );
+    assert_eq!(v["status"], "done", "{v}");
+    assert_eq!(v["timed_out"], false);
+    assert_eq!(v["created"], true);
+    // SC-14: the assistant line lands 600 ms after the Stop hook; the range still holds it.
+    assert_range_is_reply(&v, "REPLY 1: ksat tsrif");
+    let link = v["target"].as_str().unwrap().to_string();
+
+    let e = w.entry(&p, &link);
+    assert_eq!(e["agent"], "fix");
+    assert_eq!(e["status"], "done");
+    assert_eq!(e["transcript"], v["transcript"]);
+    assert_eq!(e["cursor_end"], v["cursor_end"]);
+    assert!(e["reason"].as_str().unwrap().starts_with("hook "), "{e}");
+
+    let v2 = w.ok(
+        &p,
+        &["send", &link, "second task", "--wait", "--timeout", "30000"],
+    );
+    assert_eq!(v2["status"], "done", "{v2}");
+    assert_eq!(v2["transcript"], v["transcript"]);
+    // The next range starts after the first one and the second prompt's own line.
+    assert_eq!(v2["cursor"], v["cursor_end"].as_u64().unwrap() + 1, "{v2}");
+    assert_range_is_reply(&v2, "REPLY 2: ksat dnoces");
+
+    // Without --wait, send returns the transcript's line count as `cursor`.
+    let lines_now = std::fs::read_to_string(v["transcript"].as_str().unwrap())
+        .unwrap()
+        .lines()
+        .count() as u64;
+    let sent = w.ok(&p, &["send", &link, "third task"]);
+    assert_eq!(sent["cursor"], lines_now, "{sent}");
+    assert_eq!(sent["transcript"], v["transcript"]);
+    let screen = w.screen_until(&p, &link, |s| s.contains("REPLY 3:"));
+    assert_eq!(count_rows(&screen, "SUBMIT:"), 3, "{screen}");
+    assert!(t0.elapsed() < Duration::from_secs(30));
+}
+
+#[test]
+fn a_permission_question_is_needs_you_and_yes_continues_the_turn() {
+    let w = world();
+    let p = w.folder("p");
+    let v = w.ok(
+        &p,
+        &["spawn", "please ask permission", "--agent", "fix", "--wait"],
+    );
+    assert_eq!(v["status"], "needs-you", "{v}");
+    assert_eq!(v["timed_out"], false);
+    assert!(
+        v["prompt"]
+            .as_str()
+            .unwrap()
+            .contains("Allow write to hello.txt?"),
+        "{v}"
+    );
+    let link = v["target"].as_str().unwrap().to_string();
+    let e = w.entry(&p, &link);
+    assert_eq!(e["status"], "needs-you");
+    assert!(e["prompt"]
+        .as_str()
+        .unwrap()
+        .contains("Allow write to hello.txt?"));
+
+    let v2 = w.ok(&p, &["send", &link, "yes", "--wait", "--timeout", "30000"]);
+    assert_eq!(v2["status"], "done", "{v2}");
+    assert!(v2.get("prompt").is_none(), "{v2}");
+    assert_range_is_reply(&v2, "REPLY 1: noissimrep ksa esaelp");
+    assert_eq!(
+        std::fs::read_to_string(p.join("hello.txt")).unwrap(),
+        "hello\n"
+    );
+}
+
+/// Starts a long turn with `--wait` in the background and returns it once the session is
+/// `working`, with the session's link. The caller waits for the child ([`finish`]).
+#[allow(clippy::zombie_processes)]
+fn long_wait(w: &World, p: &std::path::Path) -> (std::process::Child, String) {
+    let mut child = w.background(
+        p,
+        &["spawn", "sleep 8000 please", "--agent", "fix", "--wait"],
+    );
+    let end = Instant::now() + Duration::from_secs(15);
+    loop {
+        let list = w.ok(p, &["list"]);
+        let working = list["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["status"] == "working")
+            .map(|s| s["link"].as_str().unwrap().to_string());
+        if let Some(link) = working {
+            return (child, link);
+        }
+        if Instant::now() >= end {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("never working: {list}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn finish(child: std::process::Child) -> (Value, i32) {
+    let out = child.wait_with_output().unwrap();
+    common::termio::parse_output(&["spawn"], &out)
+}
+
+#[test]
+fn killing_the_agent_mid_wait_is_agent_gone() {
+    let w = world();
+    let p = w.folder("p");
+    let (child, link) = long_wait(&w, &p);
+    let pids = session_pids(uuid(&link), "fixture-agent");
+    assert_eq!(pids.len(), 1, "{pids:?}");
+    std::process::Command::new("kill")
+        .args(["-KILL", &pids[0].to_string()])
+        .status()
+        .unwrap();
+    let t = Instant::now();
+    let (v, code) = finish(child);
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(v["error"], "agent_gone", "{v}");
+    assert!(t.elapsed() < Duration::from_secs(4), "not fail-fast");
+    // The shell stays; the status says the agent is gone.
+    let e = w.entry(&p, &link);
+    assert_eq!(e["status"], "exited", "{e}");
+    assert!(e["reason"].as_str().unwrap().contains("agent"), "{e}");
+}
+
+#[test]
+fn closing_mid_wait_is_session_closed() {
+    let w = world();
+    let p = w.folder("p");
+    let (child, link) = long_wait(&w, &p);
+    w.ok(&p, &["close", &link]);
+    let (v, code) = finish(child);
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(v["error"], "session_closed", "{v}");
+}
+
+/// One source alone reaches `working`, `needs-you` (with the question) and `done`, and the
+/// status says which source it came from.
+fn single_source(agent: &str, reason: &str) {
+    let w = World::new().with_agents(AGENTS).with_hooks(agent);
+    let p = w.folder("p");
+    let link = w.ok(&p, &["spawn", "ask permission sleep 800", "--agent", agent])["target"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let working = w.entry_until(&p, &link, |e| e["status"] == "working");
+    assert!(
+        working["reason"].as_str().unwrap().starts_with(reason),
+        "{working}"
+    );
+    let asking = w.entry_until(&p, &link, |e| e["status"] == "needs-you");
+    assert!(
+        asking["reason"].as_str().unwrap().starts_with(reason),
+        "{asking}"
+    );
+    assert!(
+        asking["prompt"]
+            .as_str()
+            .unwrap()
+            .contains("Allow write to hello.txt?"),
+        "{asking}"
+    );
+    let v = w.ok(&p, &["send", &link, "1", "--wait", "--timeout", "30000"]);
+    assert_eq!(v["status"], "done", "{v}");
+    let e = w.entry(&p, &link);
+    assert!(e["reason"].as_str().unwrap().starts_with(reason), "{e}");
+    assert_range_is_reply(&v, "REPLY 1: 008 peels noissimrep ksa");
+}
+
+#[test]
+fn status_from_hooks_only() {
+    single_source("fix-hooks", "hook ");
+}
+
+#[test]
+fn status_from_osc_7501_only() {
+    single_source("fix-osc", "osc 7501 ");
+}
+
+#[test]
+fn status_from_screen_rules_only() {
+    single_source("fix-screen", "screen rule ");
+}
+
+#[test]
+fn a_trust_dialog_does_not_eat_the_prompt() {
+    // SC-13, with the dialog reworded: detection keys on its shape, not its words.
+    let w = world().with_hooks("fix-trust");
+    let p = w.folder("p");
+    let v = w.ok(
+        &p,
+        &[
+            "spawn",
+            "write hello.txt",
+            "--agent",
+            "fix-trust",
+            "--wait",
+            "--timeout",
+            "20000",
+        ],
+    );
+    assert_eq!(v["status"], "needs-you", "{v}");
+    assert_eq!(
+        v["prompt"], "Do you vouch for the code in this workspace?",
+        "{v}"
+    );
+    let link = v["target"].as_str().unwrap().to_string();
+    // The fixture is still running its dialog: no prompt byte reached it.
+    std::thread::sleep(Duration::from_millis(500));
+    let screen = w.screen(&p, &link);
+    assert!(screen.contains("Do you vouch"), "{screen}");
+    assert!(!screen.contains("fixture-agent exited"), "{screen}");
+
+    let v2 = w.ok(&p, &["send", &link, "1", "--wait", "--timeout", "30000"]);
+    assert_eq!(v2["status"], "done", "{v2}");
+    let screen = w.screen_until(&p, &link, |s| s.contains("REPLY 1:"));
+    assert_eq!(count_rows(&screen, "SUBMIT:"), 1, "{screen}");
+    assert_eq!(count_rows(&screen, "SUBMIT:write hello.txt"), 1, "{screen}");
+    assert_range_is_reply(&v2, "REPLY 1: txt.olleh etirw");
+}
+
+#[test]
+fn a_codex_style_paste_burst_prompt_submits_exactly_once() {
+    // SC-02: the Return goes in its own write after the agent's quiet gap.
+    let w = world();
+    let p = w.folder("p");
+    let v = w.ok(
+        &p,
+        &[
+            "spawn",
+            "hello",
+            "--agent",
+            "fix-codex",
+            "--wait",
+            "--timeout",
+            "30000",
+        ],
+    );
+    assert_eq!(v["status"], "done", "{v}");
+    let link = v["target"].as_str().unwrap().to_string();
+    let v2 = w.ok(
+        &p,
+        &["send", &link, "hello", "--wait", "--timeout", "30000"],
+    );
+    assert_eq!(v2["status"], "done", "{v2}");
+    let screen = w.screen(&p, &link);
+    assert_eq!(count_rows(&screen, "SUBMIT:hello"), 2, "{screen}");
+    assert_eq!(count_rows(&screen, "NEWLINE:burst"), 0, "{screen}");
+    assert_range_is_reply(&v2, "REPLY 2: olleh");
+}
+
+#[test]
+fn a_multi_line_prompt_submits_exactly_once() {
+    // SC-03: pasted (bracketed), one submission.
+    let w = world();
+    let p = w.folder("p");
+    let v = w.ok(
+        &p,
+        &[
+            "spawn",
+            "line1\nline2\nline3",
+            "--agent",
+            "fix",
+            "--wait",
+            "--timeout",
+            "30000",
+        ],
+    );
+    assert_eq!(v["status"], "done", "{v}");
+    let link = v["target"].as_str().unwrap().to_string();
+    let v2 = w.ok(&p, &["send", &link, "a\nb", "--wait", "--timeout", "30000"]);
+    assert_eq!(v2["status"], "done", "{v2}");
+    let screen = w.screen(&p, &link);
+    assert_eq!(count_rows(&screen, "SUBMIT(3 lines)"), 1, "{screen}");
+    assert_eq!(count_rows(&screen, "SUBMIT(2 lines)"), 1, "{screen}");
+    assert_eq!(count_rows(&screen, "SUBMIT"), 2, "{screen}");
+    assert_range_is_reply(&v2, "REPLY 2: b a");
+}
+
+#[test]
+fn spawned_sessions_know_their_caller_and_inherit_its_kind() {
+    let w = world();
+    let p = w.folder("p");
+    let parent = w.ok(
+        &p,
+        &[
+            "spawn",
+            "parent task",
+            "--agent",
+            "fix-osc",
+            "--wait",
+            "--timeout",
+            "30000",
+        ],
+    );
+    let parent_link = parent["target"].as_str().unwrap().to_string();
+    // From inside the parent session, without --agent: the caller's own kind, with an envelope.
+    let env = [("TERMIO_SESSION", uuid(&parent_link))];
+    let (child, code) = w.sessions_env(
+        &p,
+        &["spawn", "child task", "--wait", "--timeout", "30000"],
+        &env,
+    );
+    assert_eq!(code, 0, "{child}");
+    assert_eq!(child["status"], "done", "{child}");
+    let child_link = child["target"].as_str().unwrap().to_string();
+    assert_eq!(w.entry(&p, &child_link)["agent"], "fix-osc");
+    let path = child["transcript"].as_str().unwrap();
+    assert_ne!(Some(path), parent["transcript"].as_str());
+    let first: Value = serde_json::from_str(
+        std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    let prompt = text_of(&first);
+    assert!(
+        prompt.contains(&format!("termio sessions send {parent_link}")),
+        "{prompt}"
+    );
+    assert!(prompt.trim_end().ends_with("child task"), "{prompt}");
+    // The range skips the prompt (envelope included): only the reply.
+    let lines = transcript_range(&child);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert_eq!(lines[0]["type"], "assistant");
+    // A spawn from a plain shell gets no envelope.
+    let parent_prompt: Value = serde_json::from_str(
+        std::fs::read_to_string(parent["transcript"].as_str().unwrap())
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(text_of(&parent_prompt), "parent task");
+}
+
+#[test]
+fn agent_choice_errors_and_send_without_target() {
+    let w = world();
+    let p = w.folder("p");
+    assert_eq!(
+        w.err(&p, &["spawn", "x", "--agent", "no-such-agent"]),
+        "bad_agent"
+    );
+    assert_eq!(w.err(&p, &["spawn", "x"]), "no_agent");
+    assert_eq!(w.err(&p, &["spawn", "", "--agent", "fix"]), "no_text");
+    // `send` with no target behaves like `spawn`.
+    let v = w.ok(&p, &["send", "just a prompt", "--agent", "fix-osc"]);
+    assert_eq!(v["created"], true);
+    assert_eq!(v["queued"], true);
+    let link = v["target"].as_str().unwrap().to_string();
+    let screen = w.screen_until(&p, &link, |s| s.contains("REPLY 1:"));
+    assert_eq!(count_rows(&screen, "SUBMIT:just a prompt"), 1, "{screen}");
+}
+
+#[test]
+fn agent_report_never_blocks_and_never_fails() {
+    let w = world();
+    let p = w.folder("p");
+    for env in [
+        vec![],
+        vec![("TERMIO_SESSION", "00000000-0000-4000-8000-000000000000")],
+    ] {
+        let t = Instant::now();
+        let mut c = w.termio(&p);
+        for (k, v) in &env {
+            c.env(k, v);
+        }
+        let out = c
+            .args([
+                "agent", "report", "auto", "--agent", "claude", "--event", "Stop",
+            ])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        assert!(out.stdout.is_empty() && out.stderr.is_empty(), "{out:?}");
+        assert!(t.elapsed() < Duration::from_secs(3));
+    }
+}
