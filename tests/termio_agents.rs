@@ -54,6 +54,11 @@ agents:
     args: [--trust-dialog, --trust-question, 'Do you vouch for the code in this workspace?', --report, hooks, --think-ms, '300']
     hooks: claude
     ready: '(?m)^❯(\s|$)'
+  fix-early:
+    command: '{fixture}'
+    args: [--boot-ms, '2500', --report, osc]
+    ready: 'Starting'
+    dialogs: false
   fix-codex:
     command: '{fixture}'
     args: [--paste-burst, --report, osc, --think-ms, '300']
@@ -449,6 +454,31 @@ fn spawned_sessions_know_their_caller_and_inherit_its_kind() {
     )
     .unwrap();
     assert_eq!(text_of(&parent_prompt), "parent task");
+}
+
+#[test]
+fn a_prompt_eaten_by_a_booting_agent_is_prompt_stalled() {
+    // A readiness rule that holds too early: the prompt goes to an agent still booting, which
+    // drops it. No status move follows, so the wait fails fast instead of burning its timeout.
+    let w = world();
+    let p = w.folder("p");
+    let t = Instant::now();
+    assert_eq!(
+        w.err(
+            &p,
+            &[
+                "spawn",
+                "hello",
+                "--agent",
+                "fix-early",
+                "--wait",
+                "--timeout",
+                "60000"
+            ]
+        ),
+        "prompt_stalled"
+    );
+    assert!(t.elapsed() < Duration::from_secs(15), "{:?}", t.elapsed());
 }
 
 #[test]

@@ -7,7 +7,8 @@
 //! # Status
 //!
 //! Sources, most trusted first: hook reports (`termio agent report`, [`apply_report`]), OSC
-//! 7501 reports parsed from the PTY, the agent's title rules, its screen rules. The status is
+//! 7501 reports parsed from the PTY, OSC 9;4 progress (shown: working; removed after working:
+//! done), the agent's title rules, its screen rules. The status is
 //! the state of the most trusted source that has said anything; on top of it a numbered-choice
 //! dialog on screen (a trust or permission question, [`crate::termio::agents::dialog_question`])
 //! makes it `needs-you`, and the agent leaving the PTY's foreground process group (the shell is
@@ -200,6 +201,8 @@ pub struct Track {
     hook: Option<Said>,
     osc: Option<Said>,
     osc_count: u64,
+    progress: Option<Said>,
+    progress_count: u64,
     title: Option<Said>,
     screen: Option<Said>,
     screen_question: Option<String>,
@@ -250,6 +253,8 @@ impl Track {
             hook: None,
             osc: None,
             osc_count: 0,
+            progress: None,
+            progress_count: 0,
             title: None,
             screen: None,
             screen_question: None,
@@ -269,7 +274,11 @@ impl Track {
     }
 
     fn no_signal(&self) -> bool {
-        self.hook.is_none() && self.osc.is_none() && self.title.is_none() && self.screen.is_none()
+        self.hook.is_none()
+            && self.osc.is_none()
+            && self.progress.is_none()
+            && self.title.is_none()
+            && self.screen.is_none()
     }
 
     /// Recomputes the status from the sources; bumps `seq` on a change.
@@ -281,10 +290,16 @@ impl Track {
         } else if self.dialog.is_some() {
             (Status::NeedsYou, "dialog on screen".to_string())
         } else {
-            let base = [&self.hook, &self.osc, &self.title, &self.screen]
-                .into_iter()
-                .flatten()
-                .next();
+            let base = [
+                &self.hook,
+                &self.osc,
+                &self.progress,
+                &self.title,
+                &self.screen,
+            ]
+            .into_iter()
+            .flatten()
+            .next();
             match base {
                 Some(s) if s.status == Status::NeedsYou && self.answered => {
                     (Status::Working, "answered".to_string())
@@ -301,6 +316,9 @@ impl Track {
             self.reason = reason;
             self.since = SystemTime::now();
             self.seq += 1;
+        } else if self.reason.starts_with("starting") {
+            // The first word of a source that agrees with the initial status explains it.
+            self.reason = reason;
         }
         let now = Instant::now();
         let by_hook = self.hook.is_some() && self.dialog.is_none();
@@ -411,6 +429,38 @@ impl Track {
                     // Several reports between two looks, ending at rest: the turn went
                     // through `working` in between.
                     if jumped && matches!(status, Status::Done | Status::Idle) {
+                        if let Some(t) = self.current_turn_mut() {
+                            t.seen_working = true;
+                        }
+                    }
+                }
+            }
+        }
+        // OSC 9;4 progress: shown while working; removed (or an error) after it, the turn
+        // rested.
+        if let Some((count, state)) = seen.progress {
+            if count != self.progress_count {
+                let jumped = count - self.progress_count >= 2;
+                self.progress_count = count;
+                let was_working = self
+                    .progress
+                    .as_ref()
+                    .is_some_and(|p| p.status == Status::Working);
+                let status = match state {
+                    1 | 3 | 4 => Some(Status::Working),
+                    0 | 2 if was_working || jumped => Some(Status::Done),
+                    _ => None,
+                };
+                if let Some(status) = status {
+                    let said = Said {
+                        status,
+                        reason: format!("osc 9;4 progress state {state}"),
+                        message: None,
+                    };
+                    if Track::say(&mut self.progress, Some(said)) {
+                        self.answered = false;
+                    }
+                    if jumped && status == Status::Done {
                         if let Some(t) = self.current_turn_mut() {
                             t.seen_working = true;
                         }
@@ -620,6 +670,7 @@ struct Seen {
     text: Option<String>,
     title: Option<String>,
     osc: Option<(u64, crate::term::sniff::ProgramStatus)>,
+    progress: Option<(u64, u8)>,
 }
 
 /// Makes `s` an agent session running `def` with `prompt` queued (turn 1), and starts its
@@ -674,7 +725,7 @@ fn monitor(s: &Arc<Session>) {
         s.wait_until(Instant::now() + TICK, |g| {
             g.version != from || g.state != State::Running
         });
-        let (running, version, quiet, text, title, osc) = {
+        let (running, version, quiet, text, title, osc, progress) = {
             let g = s.lock();
             let quiet = SystemTime::now()
                 .duration_since(g.updated_at)
@@ -691,6 +742,7 @@ fn monitor(s: &Arc<Session>) {
                 text,
                 g.emulator.title().map(str::to_string),
                 osc,
+                g.emulator.progress(),
             )
         };
         if let Some(t) = &text {
@@ -717,7 +769,12 @@ fn monitor(s: &Arc<Session>) {
                 Launch::Running(_) if !agent_front && !t.gone => t.gone = true,
                 _ => {}
             }
-            t.observe(&Seen { text, title, osc });
+            t.observe(&Seen {
+                text,
+                title,
+                osc,
+                progress,
+            });
             t.find_transcript();
             t.advance_turn(version, quiet);
             match t.launch {
@@ -1103,6 +1160,25 @@ mod tests {
     }
 
     #[test]
+    fn progress_reports_are_a_source() {
+        let mut t = track();
+        let seen = |n, state| Seen {
+            text: None,
+            title: None,
+            osc: None,
+            progress: Some((n, state)),
+        };
+        t.observe(&seen(1, 0));
+        assert_eq!(t.status, Status::Idle, "removed before shown says nothing");
+        t.observe(&seen(2, 3));
+        assert_eq!(t.status, Status::Working);
+        assert_eq!(t.reason, "osc 9;4 progress state 3");
+        t.observe(&seen(3, 0));
+        assert_eq!(t.status, Status::Done);
+        assert!(t.turns[0].rested_at.is_some());
+    }
+
+    #[test]
     fn dialogs_win_over_sources_and_answers_override_needs_you() {
         let mut t = track();
         hook(&mut t, Status::Working, "PreToolUse");
@@ -1110,6 +1186,7 @@ mod tests {
             text: Some("Allow it?\n❯ 1. Yes\n  2. No".into()),
             title: None,
             osc: None,
+            progress: None,
         });
         assert_eq!(t.status, Status::NeedsYou);
         assert_eq!(t.view().prompt.as_deref(), Some("Allow it?"));

@@ -114,6 +114,7 @@ pub struct Emulator {
     sniffer: Sniffer,
     program_status: Option<ProgramStatus>,
     status_reports: u64,
+    progress: Option<(u64, u8)>,
 }
 
 impl Emulator {
@@ -142,6 +143,7 @@ impl Emulator {
             sniffer: Sniffer::default(),
             program_status: None,
             status_reports: 0,
+            progress: None,
         }
     }
 
@@ -194,6 +196,10 @@ impl Emulator {
                 self.program_status = Some(status);
                 self.status_reports += 1;
             }
+            Found::Progress(state) => {
+                let n = self.progress.map_or(0, |p| p.0);
+                self.progress = Some((n + 1, state));
+            }
         }
     }
 
@@ -205,6 +211,12 @@ impl Emulator {
     /// How many OSC 7501 status reports arrived (a repeated state is still a new report).
     pub fn status_reports(&self) -> u64 {
         self.status_reports
+    }
+
+    /// The last OSC 9;4 progress report: how many arrived, and the last one's state (0
+    /// removed, 1 normal, 2 error, 3 indeterminate, 4 paused).
+    pub fn progress(&self) -> Option<(u64, u8)> {
+        self.progress
     }
 
     /// When an open synchronized-output frame must be force-ended, if one is open.

@@ -1,7 +1,8 @@
 //! Sequences alacritty_terminal does not act on, picked out of the byte stream before it is
 //! parsed: XTVERSION (`CSI > Ps q`, xterm's "report version") and OSC 7501 program status
-//! (`ESC ] 7501 ; state=<s>[:kind=<k>][:msg=<base64>] ST`, and its `?` probe; see
-//! shared/notes/agents.md, "In-band signals"). Sequences may straddle reads: an unfinished
+//! (`ESC ] 7501 ; state=<s>[:kind=<k>][:msg=<base64>] ST`, and its `?` probe) and OSC 9;4
+//! progress (`ESC ] 9 ; 4 ; <0-4> [; <pct>] ST`); see shared/notes/agents.md, "In-band
+//! signals". Sequences may straddle reads: an unfinished
 //! one is carried over (at most [`MAX_CARRY`] bytes).
 
 use base64::Engine;
@@ -32,6 +33,9 @@ pub enum Found {
     StatusProbe { bel: bool },
     /// An OSC 7501 status report.
     Status(ProgramStatus),
+    /// An OSC 9;4 progress report: its state (0 removed, 1 normal, 2 error, 3 indeterminate,
+    /// 4 paused).
+    Progress(u8),
 }
 
 /// The stream scanner; keeps an unfinished sequence between calls.
@@ -89,7 +93,10 @@ fn parse_at(data: &[u8], p: usize) -> Parse {
     match data.get(p + 1) {
         None => Parse::Incomplete,
         Some(b'[') => parse_xtversion(data, p + 2),
-        Some(b']') => parse_osc_7501(data, p + 2),
+        Some(b']') => match parse_osc_7501(data, p + 2) {
+            Parse::NotOurs => parse_osc_progress(data, p + 2),
+            other => other,
+        },
         Some(_) => Parse::NotOurs,
     }
 }
@@ -139,6 +146,39 @@ fn parse_osc_7501(data: &[u8], i: usize) -> Parse {
             Some(_) if j - start > MAX_CARRY => return Parse::NotOurs,
             Some(_) => j += 1,
         }
+    }
+}
+
+/// After `ESC ]`: `9;4;`, the state digit, optional `;<pct>`, then BEL or `ESC \`.
+fn parse_osc_progress(data: &[u8], i: usize) -> Parse {
+    const PREFIX: &[u8] = b"9;4;";
+    let have = &data[i..data.len().min(i + PREFIX.len())];
+    if !PREFIX.starts_with(have) {
+        return Parse::NotOurs;
+    }
+    if have.len() < PREFIX.len() {
+        return Parse::Incomplete;
+    }
+    let start = i + PREFIX.len();
+    let mut j = start;
+    loop {
+        let end = match data.get(j) {
+            None => return Parse::Incomplete,
+            Some(&BEL) => j + 1,
+            Some(&ESC) => match data.get(j + 1) {
+                None => return Parse::Incomplete,
+                Some(b'\\') => j + 2,
+                Some(_) => return Parse::Done(j, None),
+            },
+            Some(_) if j - start > 16 => return Parse::NotOurs,
+            Some(_) => {
+                j += 1;
+                continue;
+            }
+        };
+        let body = std::str::from_utf8(&data[start..j]).unwrap_or("");
+        let state = body.split(';').next().and_then(|s| s.parse::<u8>().ok());
+        return Parse::Done(end, state.filter(|s| *s <= 4).map(Found::Progress));
     }
 }
 
@@ -209,6 +249,17 @@ mod tests {
             ]
         );
         assert!(all(&[b"\x1b]7501;state=sleeping\x07\x1b]75010;x\x07\x1b]0;t\x07"]).is_empty());
+    }
+
+    #[test]
+    fn reads_progress_reports() {
+        assert_eq!(
+            all(&[
+                b"\x1b]9;4;1;50\x07x\x1b]9;4;",
+                b"0\x1b\\\x1b]9;hello\x07\x1b]9;4;7\x07"
+            ]),
+            [Found::Progress(1), Found::Progress(0)]
+        );
     }
 
     #[test]
