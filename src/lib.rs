@@ -12,7 +12,8 @@
 //! - [`scenario`]: scenario documents: parse and validate, export from a journal, run.
 //! - [`status`]: the `status` report (fonts and fallbacks, renderers, themes, colour environment).
 //! - [`render`]: `Screen` + appearance → SVG (layout, themes, window chrome, fonts, geometry).
-//! - [`termio`]: the `termio sessions` namespace: projects, links, replies, the verbs' logic.
+//! - [`termio`]: the `termio sessions` namespace: projects, links, replies, the verbs' logic,
+//!   the agents registry, transcripts, `termio agent report` (status machine: `host::agent_status`).
 
 pub mod capture;
 pub mod cli;

@@ -152,9 +152,12 @@ submission."
 /// `--wait` and `--timeout`.
 #[derive(Args, Debug)]
 pub struct WaitArgs {
-    /// Block until the outcome: the screen changed, then stayed still for 1.5 s (and no command
-    /// started by the input still runs). Fails with prompt_stalled when nothing changes within
-    /// 5 s, session_closed when the session ends; exit code 3 on timeout.
+    /// Block until the outcome. Agents: the turn was seen working, rested, and its response is
+    /// in the transcript (the reply carries transcript, cursor, cursor_end), or the agent asks
+    /// something (status needs-you, prompt). Plain terminals: the screen changed, then stayed
+    /// still for 1.5 s (and no command started by the input still runs). Fails with
+    /// prompt_stalled when the input has no effect within 5 s, agent_gone when the agent exits,
+    /// session_closed when the session ends; exit code 3 on timeout.
     #[arg(long)]
     pub wait: bool,
     /// How long --wait waits, ms (default 300000, clamped 1000–600000).
