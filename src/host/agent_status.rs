@@ -151,6 +151,8 @@ struct Said {
     status: Status,
     reason: String,
     message: Option<String>,
+    /// When the source last changed its word (hooks: last reported).
+    at: Instant,
 }
 
 /// One prompt's turn.
@@ -207,8 +209,12 @@ pub struct Track {
     screen: Option<Said>,
     screen_question: Option<String>,
     dialog: Option<String>,
-    answered: bool,
-    answered_dialog: Option<(String, Instant)>,
+    /// When an answer was typed into a `needs-you` agent: until the most trusted source says
+    /// something else afterwards, its `needs-you` is the answered question.
+    answered: Option<Instant>,
+    /// The dialog an answer was typed into (`None` inside: whatever dialog shows first, as
+    /// the answer may have come before the dialog was seen), and when.
+    answered_dialog: Option<(Option<String>, Instant)>,
     launch: Launch,
     gone: bool,
     closed: bool,
@@ -259,7 +265,7 @@ impl Track {
             screen: None,
             screen_question: None,
             dialog: None,
-            answered: false,
+            answered: None,
             answered_dialog: None,
             launch,
             gone: false,
@@ -300,8 +306,13 @@ impl Track {
             .into_iter()
             .flatten()
             .next();
+            if let (Some(a), Some(b)) = (self.answered, base) {
+                if b.at > a && b.status != Status::NeedsYou {
+                    self.answered = None;
+                }
+            }
             match base {
-                Some(s) if s.status == Status::NeedsYou && self.answered => {
+                Some(s) if s.status == Status::NeedsYou && self.answered.is_some() => {
                     (Status::Working, "answered".to_string())
                 }
                 Some(s) => (s.status, s.reason.clone()),
@@ -352,14 +363,15 @@ impl Track {
             .find(|t| t.delivered.is_some() && t.settled.is_none() && t.stalled.is_none())
     }
 
-    /// Sets one source's word; a changed word clears an answer's override.
+    /// Sets one source's word; returns whether its state changed. (A changed word other than
+    /// `needs-you` clears an answer's override: the agent has moved on.)
     fn say(slot: &mut Option<Said>, said: Option<Said>) -> bool {
         let changed = match (&*slot, &said) {
             (Some(a), Some(b)) => a.status != b.status,
             (None, None) => false,
             _ => true,
         };
-        if changed || said.is_some() && slot.is_none() {
+        if changed {
             *slot = said;
         } else if let (Some(a), Some(b)) = (slot.as_mut(), said) {
             a.message = b.message.or(a.message.take());
@@ -422,10 +434,9 @@ impl Track {
                         status,
                         reason: format!("osc 7501 state={}", ps.state),
                         message: ps.message.clone(),
+                        at: Instant::now(),
                     };
-                    if Track::say(&mut self.osc, Some(said)) {
-                        self.answered = false;
-                    }
+                    Track::say(&mut self.osc, Some(said));
                     // Several reports between two looks, ending at rest: the turn went
                     // through `working` in between.
                     if jumped && matches!(status, Status::Done | Status::Idle) {
@@ -456,10 +467,9 @@ impl Track {
                         status,
                         reason: format!("osc 9;4 progress state {state}"),
                         message: None,
+                        at: Instant::now(),
                     };
-                    if Track::say(&mut self.progress, Some(said)) {
-                        self.answered = false;
-                    }
+                    Track::say(&mut self.progress, Some(said));
                     if jumped && status == Status::Done {
                         if let Some(t) = self.current_turn_mut() {
                             t.seen_working = true;
@@ -477,6 +487,7 @@ impl Track {
                     status: *st,
                     reason: format!("title rule {}", re.as_str()),
                     message: None,
+                    at: Instant::now(),
                 }),
                 // No rule matches: after `working`, the turn rested.
                 None => match &self.title {
@@ -484,13 +495,12 @@ impl Track {
                         status: Status::Done,
                         reason: "title no longer working".into(),
                         message: None,
+                        at: Instant::now(),
                     }),
                     other => other.clone(),
                 },
             };
-            if Track::say(&mut self.title, said) {
-                self.answered = false;
-            }
+            Track::say(&mut self.title, said);
         }
         // Screen rules and dialogs.
         if let Some(text) = &seen.text {
@@ -500,11 +510,10 @@ impl Track {
                     status: *st,
                     reason: format!("screen rule {}", re.as_str()),
                     message: None,
+                    at: Instant::now(),
                 });
                 let said = said.or_else(|| self.screen.clone());
-                if Track::say(&mut self.screen, said) {
-                    self.answered = false;
-                }
+                Track::say(&mut self.screen, said);
             }
             self.screen_question = agents::dialog_question(text);
             self.dialog = if self.def.dialogs {
@@ -512,11 +521,17 @@ impl Track {
             } else {
                 None
             };
-            if let Some((q, at)) = &self.answered_dialog {
-                if self.dialog.as_ref() == Some(q) && now.duration_since(*at) < ANSWER_GRACE {
-                    self.dialog = None;
-                } else if self.dialog.as_ref() != Some(q) {
-                    self.answered_dialog = None;
+            // The answered dialog may stay on screen a moment (the agent has not read the
+            // answer yet): not a new question unless it outstays the grace.
+            if let Some((q, at)) = self.answered_dialog.take() {
+                let fresh = now.duration_since(at) < ANSWER_GRACE;
+                match (q, self.dialog.clone()) {
+                    (_, None) if fresh => self.answered_dialog = Some((None, at)),
+                    (q, Some(d)) if fresh && q.as_ref().is_none_or(|q| *q == d) => {
+                        self.dialog = None;
+                        self.answered_dialog = Some((Some(d), at));
+                    }
+                    _ => {}
                 }
             }
         }
@@ -969,25 +984,25 @@ pub(super) fn send(
     let plain = !enter || text.is_empty() || with_keys;
     if asking || plain {
         let cursor = path.as_deref().map(transcript::line_count);
+        // Marked before the answer is typed: the agent may act on it at once.
+        let seq_after = {
+            let mut g = s.termio.agent.track.lock();
+            let t = g.as_mut().ok_or_else(|| not_agent(s))?;
+            if asking {
+                t.answered = Some(Instant::now());
+                t.answered_dialog = Some((t.dialog.take(), Instant::now()));
+                t.recompute();
+            }
+            t.seq
+        };
         {
             let _typing = s.termio.agent.typing.lock();
             super::termio::submit(s, typed, enter)?;
         }
-        let mut g = s.termio.agent.track.lock();
-        let t = g.as_mut().ok_or_else(|| not_agent(s))?;
-        let mut seq_after = seq;
-        if asking {
-            t.answered = true;
-            if let Some(q) = t.dialog.take() {
-                t.answered_dialog = Some((q, Instant::now()));
-            }
-            t.recompute();
-            seq_after = t.seq;
-        }
         return Ok(Sent {
             turn: current,
-            seq: seq_after,
-            transcript: t.transcript.clone(),
+            seq: if asking { seq_after } else { seq },
+            transcript: path,
             cursor,
         });
     }
@@ -1117,8 +1132,8 @@ pub fn apply_report(
                 format!("hook {event}")
             },
             message: text("message"),
+            at: Instant::now(),
         });
-        t.answered = false;
         t.recompute();
     }
     Ok(())
@@ -1140,8 +1155,8 @@ mod tests {
             status,
             reason: format!("hook {event}"),
             message: None,
+            at: Instant::now(),
         });
-        t.answered = false;
         t.recompute();
     }
 
@@ -1194,7 +1209,7 @@ mod tests {
         assert_eq!(t.outcome(1, seq - 1, true).0, Outcome::NeedsYou);
         assert_eq!(t.outcome(1, seq, true).0, Outcome::Pending);
         hook(&mut t, Status::NeedsYou, "PermissionRequest");
-        t.answered = true;
+        t.answered = Some(Instant::now());
         t.dialog = None;
         t.recompute();
         assert_eq!(t.status, Status::Working);
