@@ -397,15 +397,20 @@ fn send(ctx: &mut Ctx, a: SendArgs) -> Result<Emitted, Error> {
 }
 
 fn waited(r: &Success<reply::Waited>) -> Emitted {
-    let mut e = Emitted::ok(
-        r,
-        format!(
-            "{}  {}{}",
-            r.body.target,
-            r.body.status.as_str(),
-            if r.body.timed_out { " (timed out)" } else { "" }
-        ),
+    let b = &r.body;
+    let mut text = format!(
+        "{}  {}{}",
+        b.target,
+        b.status.as_str(),
+        if b.timed_out { " (timed out)" } else { "" }
     );
+    if let Some(p) = &b.prompt {
+        text.push_str(&format!("\nquestion: {p}"));
+    }
+    if let (Some(t), Some(from), Some(to)) = (&b.transcript, b.cursor, b.cursor_end) {
+        text.push_str(&format!("\ntranscript: {t} lines {}..{to}", from + 1));
+    }
+    let mut e = Emitted::ok(r, text);
     if r.body.timed_out {
         e.code = 3;
     }

@@ -292,7 +292,7 @@ impl Track {
         let (status, reason) = if self.closed {
             (Status::Exited, "session closed".to_string())
         } else if self.gone {
-            (Status::Exited, "agent exited back to its shell".to_string())
+            (Status::Exited, self.gone_reason())
         } else if self.dialog.is_some() {
             (Status::NeedsYou, "dialog on screen".to_string())
         } else {
@@ -345,6 +345,17 @@ impl Track {
                 }
                 _ => t.rested_at = None,
             }
+        }
+    }
+
+    fn gone_reason(&self) -> String {
+        match self.launch {
+            Launch::Typed(_) => format!(
+                "agent gone: {:?} never took the terminal within {} s (not installed?)",
+                self.def.command,
+                LAUNCH_MAX.as_secs()
+            ),
+            _ => "agent exited back to its shell".into(),
         }
     }
 
@@ -574,11 +585,14 @@ impl Track {
             || no_signal && version > t.version_at_delivery;
         if !effect {
             if now.duration_since(at) >= STALL {
-                t.stalled = Some(format!(
+                let why = format!(
                     "the prompt had no effect within {} s (no status move{})",
                     STALL.as_secs(),
                     if no_signal { ", no screen change" } else { "" }
-                ));
+                );
+                t.stalled = Some(why.clone());
+                // The status did not move; its explanation says why nothing happens.
+                self.reason = format!("prompt stalled: {why}");
             }
             return;
         }
