@@ -49,6 +49,13 @@ agents:
       - {match: '(?m)^\[needs-you\]', state: needs-you}
       - {match: '(?m)^\[done\]$', state: done}
     transcript: '{transcripts}/*.jsonl'
+  fix-title:
+    command: '{fixture}'
+    args: [--report, screen, --think-ms, '800']
+    ready: '(?m)^❯(\s|$)'
+    dialogs: false
+    title_rules: [{match: '^⠋', state: working}]
+    transcript: '{transcripts}/*.jsonl'
   fix-trust:
     command: '{fixture}'
     args: [--trust-dialog, --trust-question, 'Do you vouch for the code in this workspace?', --report, hooks, --think-ms, '300']
@@ -299,6 +306,88 @@ fn status_from_osc_7501_only() {
 #[test]
 fn status_from_screen_rules_only() {
     single_source("fix-screen", "screen rule ");
+}
+
+#[test]
+fn status_from_title_rules_only() {
+    let w = world();
+    let p = w.folder("p");
+    let link = w.ok(&p, &["spawn", "titled task", "--agent", "fix-title"])["target"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let working = w.entry_until(&p, &link, |e| e["status"] == "working");
+    assert!(
+        working["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("title rule "),
+        "{working}"
+    );
+    let done = w.entry_until(&p, &link, |e| e["status"] == "done");
+    assert_eq!(done["reason"], "title no longer working", "{done}");
+}
+
+#[test]
+fn hook_reports_adopt_a_plain_session_and_carry_the_transcript() {
+    use std::io::Write;
+    let w = world();
+    let p = w.folder("p");
+    let link = w.ok(&p, &["run", "sleep 30"])["target"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(w.entry(&p, &link)["agent"], "terminal");
+    let transcript = w.transcripts().join("adopted.jsonl");
+    let input = serde_json::json!({
+        "hook_event_name": "UserPromptSubmit",
+        "transcript_path": transcript,
+        "session_id": "s",
+    });
+    let mut c = w.termio(&p);
+    c.env("TERMIO_SESSION", uuid(&link))
+        .args([
+            "agent",
+            "report",
+            "auto",
+            "--agent",
+            "claude",
+            "--event",
+            "UserPromptSubmit",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+    let e = w.entry(&p, &link);
+    assert_eq!(e["agent"], "claude", "{e}");
+    assert_eq!(e["status"], "working", "{e}");
+    assert_eq!(e["reason"], "hook UserPromptSubmit", "{e}");
+    assert_eq!(e["transcript"], transcript.to_str().unwrap(), "{e}");
+    // A Stop report (state given, no stdin JSON) moves it on.
+    let out = w
+        .termio(&p)
+        .env("TERMIO_SESSION", uuid(&link))
+        .args([
+            "agent", "report", "done", "--agent", "claude", "--event", "Stop",
+        ])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let e = w.entry(&p, &link);
+    assert_eq!(
+        (e["status"].as_str(), e["reason"].as_str()),
+        (Some("done"), Some("hook Stop"))
+    );
 }
 
 #[test]
