@@ -56,6 +56,13 @@ agents:
     dialogs: false
     title_rules: [{match: '^⠋', state: working}]
     transcript: '{transcripts}/*.jsonl'
+  fix-cx:
+    command: '{fixture}'
+    args: [--flavor, codex, --report, hooks, --paste-burst, --transcript-lag-ms, '600']
+    hooks: codex
+    ready: '(?m)^❯(\s|$)'
+    quiet_ms: 200
+    transcript: '{transcripts}/*.jsonl'
   fix-trust:
     command: '{fixture}'
     args: [--trust-dialog, --trust-question, 'Do you vouch for the code in this workspace?', --report, hooks, --think-ms, '300']
@@ -455,6 +462,35 @@ fn a_codex_style_paste_burst_prompt_submits_exactly_once() {
     assert_eq!(count_rows(&screen, "SUBMIT:hello"), 2, "{screen}");
     assert_eq!(count_rows(&screen, "NEWLINE:burst"), 0, "{screen}");
     assert_range_is_reply(&v2, "REPLY 2: olleh");
+}
+
+#[test]
+fn codex_hooks_and_notify_settle_a_turn_once_its_reply_is_in_the_transcript() {
+    // Codex flavour: a UserPromptSubmit hook, then `notify` with the turn's JSON as an
+    // argument (`last-assistant-message`), 600 ms before the reply reaches the transcript.
+    let w = World::new().with_agents(AGENTS).with_codex_hooks("fix-cx");
+    let p = w.folder("p");
+    let v = w.ok(
+        &p,
+        &[
+            "spawn",
+            "codex task",
+            "--agent",
+            "fix-cx",
+            "--wait",
+            "--timeout",
+            "30000",
+        ],
+    );
+    assert_eq!(v["status"], "done", "{v}");
+    assert_range_is_reply(&v, "REPLY 1: ksat xedoc");
+    let link = v["target"].as_str().unwrap().to_string();
+    let e = w.entry(&p, &link);
+    assert_eq!(e["reason"], "hook agent-turn-complete", "{e}");
+    let screen = w.screen(&p, &link);
+    assert_eq!(count_rows(&screen, "SUBMIT:codex task"), 1, "{screen}");
+    assert_eq!(count_rows(&screen, "NEWLINE:burst"), 0, "{screen}");
+    assert_eq!(count_rows(&screen, "NOTIFY (1)"), 1, "{screen}");
 }
 
 #[test]

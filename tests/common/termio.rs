@@ -95,6 +95,35 @@ impl World {
         self
     }
 
+    /// Installs Codex-style status reporting (in the world's `CODEX_HOME`): a
+    /// `UserPromptSubmit` hook in `hooks.json` and `notify` in `config.toml` running
+    /// `termio agent report done --agent <agent> --event agent-turn-complete <json>`.
+    pub fn with_codex_hooks(self, agent: &str) -> World {
+        let home = self.root().join("codex");
+        std::fs::create_dir_all(&home).unwrap();
+        let termio = termio_path();
+        let command = format!(
+            "{} agent report auto --agent {agent} --event UserPromptSubmit >/dev/null 2>&1 || true",
+            termio.display()
+        );
+        let hooks = serde_json::json!({"hooks": {"UserPromptSubmit": [
+            {"hooks": [{"type": "command", "command": command}]}
+        ]}});
+        std::fs::write(home.join("hooks.json"), hooks.to_string()).unwrap();
+        let notify = serde_json::json!([
+            termio.to_str().unwrap(),
+            "agent",
+            "report",
+            "done",
+            "--agent",
+            agent,
+            "--event",
+            "agent-turn-complete"
+        ]);
+        std::fs::write(home.join("config.toml"), format!("notify = {notify}\n")).unwrap();
+        self.with("CODEX_HOME", home.to_str().unwrap())
+    }
+
     fn expand(&self, s: &str) -> String {
         s.replace("{fixture}", super::fixture_agent_path().to_str().unwrap())
             .replace("{termio}", termio_path().to_str().unwrap())
