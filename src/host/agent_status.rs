@@ -913,37 +913,42 @@ fn type_turn(s: &Session, text: &str, turn: Option<u64>) -> Result<Sent, HostErr
     let version = s.lock().version;
     let enter = keys::parse_key("Enter")
         .map_err(|e| HostError::new(ErrorCode::InvalidRequest, e.to_string()))?;
+    // The turn counts as delivered before its Return is written, so the fastest reaction to
+    // it (a hook reporting `working` at once) is already the turn's.
+    let sent = {
+        let mut g = s.termio.agent.track.lock();
+        let t = g.as_mut().ok_or_else(|| not_agent(s))?;
+        let id = match turn {
+            Some(id) => id,
+            None => {
+                let id = t.next_turn;
+                t.next_turn += 1;
+                t.turns.push(Turn::new(id));
+                id
+            }
+        };
+        let seq = t.seq;
+        if let Some(x) = t.turns.iter_mut().find(|x| x.id == id) {
+            x.delivered = Some(Instant::now());
+            x.cursor = cursor;
+            x.seq_at_delivery = seq;
+            x.version_at_delivery = version;
+        }
+        // Keep the last few turns only.
+        let keep = t.turns.len().saturating_sub(8);
+        t.turns.drain(..keep);
+        Sent {
+            turn: id,
+            seq,
+            transcript: t.transcript.clone(),
+            cursor,
+        }
+    };
     s.send(vec![Step::Key(enter)])?;
     s.record(super::journal::Entry::Send {
         inputs: vec![input, Input::Keys("Enter".into())],
     });
-    let mut g = s.termio.agent.track.lock();
-    let t = g.as_mut().ok_or_else(|| not_agent(s))?;
-    let id = match turn {
-        Some(id) => id,
-        None => {
-            let id = t.next_turn;
-            t.next_turn += 1;
-            t.turns.push(Turn::new(id));
-            id
-        }
-    };
-    let seq = t.seq;
-    if let Some(x) = t.turns.iter_mut().find(|x| x.id == id) {
-        x.delivered = Some(Instant::now());
-        x.cursor = cursor;
-        x.seq_at_delivery = seq;
-        x.version_at_delivery = version;
-    }
-    // Keep the last few turns only.
-    let keep = t.turns.len().saturating_sub(8);
-    t.turns.drain(..keep);
-    Ok(Sent {
-        turn: id,
-        seq,
-        transcript: t.transcript.clone(),
-        cursor,
-    })
+    Ok(sent)
 }
 
 fn not_agent(s: &Session) -> HostError {
