@@ -1,8 +1,8 @@
 //! Agent sessions on the host (shared/spec/termio-sessions.md, "Live agent status", "Waiting
 //! for the outcome"; shared/notes/agents.md; cases SC-02, SC-03, SC-13, SC-14): the status
 //! machine of one agent session ([`Track`]), its monitor thread (which also types the agent's
-//! command and the spawn's queued prompt), prompt delivery ([`deliver`]) and the turn outcomes
-//! `--wait` reads ([`TurnProbe`]).
+//! command and the spawn's queued prompt), prompt delivery (`type_turn`, `send`) and the turn
+//! outcomes `--wait` reads ([`TurnProbe`]).
 //!
 //! # Status
 //!
@@ -143,6 +143,8 @@ pub struct View {
     pub transcript: Option<PathBuf>,
     /// The transcript's line count when the last turn settled.
     pub cursor_end: Option<u64>,
+    /// Bumped on every status change (a watcher's cheap change test).
+    pub seq: u64,
 }
 
 /// One status source's last word.
@@ -417,6 +419,7 @@ impl Track {
             prompt: self.question(),
             transcript: self.transcript.clone(),
             cursor_end: self.last_settled_end,
+            seq: self.seq,
         }
     }
 
@@ -1062,6 +1065,7 @@ pub fn probe(s: &Session, id: u64, from_seq: u64, budget: Duration) -> TurnProbe
                 prompt: None,
                 transcript: None,
                 cursor_end: None,
+                seq: 0,
             });
             let settled = outcome == Outcome::Settled;
             return TurnProbe {
