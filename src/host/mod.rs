@@ -6,6 +6,7 @@
 //! shared/spec/console2svg-contract.md.
 
 pub mod client;
+pub mod events;
 pub mod inspect;
 pub mod journal;
 pub mod paths;

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{json, Value};
 
+use super::events::{self, Hub, MONITOR_TICK};
 use super::journal::Entry;
 use super::paths;
 use super::protocol::{ErrorCode, HostError, Request, MAX_REQUEST_BYTES};
@@ -55,6 +56,8 @@ fn idle_limit() -> Duration {
 /// The registry and everything the request loop needs.
 struct Host {
     sessions: HashMap<String, Arc<Session>>,
+    /// Watches the sessions and pushes their changes to subscribers.
+    hub: Arc<Hub>,
     /// Ids whose retention ran out.
     expired: HashSet<String>,
     idle_since: Option<Instant>,
@@ -109,6 +112,8 @@ enum Outcome {
     Now(Value),
     /// The reply, computed by the connection thread.
     Later(Later),
+    /// The connection becomes a stream served by this function (subscriptions, attach).
+    Stream(Box<dyn FnOnce(UnixStream) + Send>),
 }
 
 /// A request on its way to the worker, with where its outcome goes.
@@ -129,6 +134,7 @@ fn connection(stream: UnixStream, jobs: Sender<Job>) {
         return;
     }
     let reply = match rx.recv() {
+        Ok(Ok(Outcome::Stream(serve))) => return serve(stream),
         Ok(Ok(Outcome::Now(v))) => v,
         Ok(Ok(Outcome::Later(work))) => work().unwrap_or_else(|e| e.envelope()),
         Ok(Err(e)) => e.envelope(),
@@ -148,8 +154,18 @@ fn connection(stream: UnixStream, jobs: Sender<Job>) {
 /// behind it); sweeps retention and stale waiters; returns when the host has been idle for
 /// `idle`.
 fn worker(inbox: Receiver<Job>, idle: Duration) {
+    let hub = Arc::new(Hub::default());
+    let monitor = hub.clone();
+    // The monitor: publishes summary changes to subscribers. It lives as long as the host.
+    let _ = std::thread::Builder::new()
+        .name("host-monitor".into())
+        .spawn(move || loop {
+            std::thread::sleep(MONITOR_TICK);
+            monitor.tick();
+        });
     let mut host = Host {
         sessions: HashMap::new(),
+        hub,
         expired: HashSet::new(),
         idle_since: Some(Instant::now()),
     };
@@ -195,7 +211,9 @@ impl Host {
         for s in self.sessions.values() {
             s.drop_stale_waiters(STALE_WAITER);
         }
-        if self.sessions.is_empty() {
+        // Every change of the registry (by any request or by retention) reaches subscribers.
+        self.hub.sync(&self.sessions);
+        if self.sessions.is_empty() && self.hub.subscribers() == 0 {
             self.idle_since.get_or_insert_with(Instant::now);
         } else {
             self.idle_since = None;
@@ -246,7 +264,8 @@ impl Host {
                     "width": launch.width,
                     "height": launch.height,
                 });
-                self.sessions.insert(session.id.clone(), Arc::new(session));
+                let session = Arc::new(session);
+                self.sessions.insert(session.id.clone(), session);
                 self.idle_since = None;
                 now(reply)
             }
@@ -459,7 +478,23 @@ impl Host {
                 let s = self.session(&id)?;
                 now(json!({"schemaVersion": 1, "sessionId": s.id, "entries": s.journal()}))
             }
-            Request::Termio(r) => Ok(Outcome::Later(super::termio::handle(&mut self.sessions, r))),
+            Request::Termio(r) => Ok(Outcome::Later(super::termio::handle(
+                &mut self.sessions,
+                &self.hub,
+                r,
+            ))),
+            Request::Subscribe => {
+                let subscription = self.hub.subscribe();
+                Ok(Outcome::Stream(Box::new(move |stream| {
+                    events::serve_subscription(stream, subscription)
+                })))
+            }
+            Request::Attach { id } => {
+                let s = self.session(&id)?;
+                Ok(Outcome::Stream(Box::new(move |stream| {
+                    events::serve_attach(stream, s)
+                })))
+            }
         }
     }
 }

@@ -8,12 +8,14 @@
 //! ([`reply`]) or its one error shape ([`error`]); the clap front end is `cli::termio`, and the
 //! host side (status, list entries, the verbs' handling) is `host::termio`.
 
+pub mod attach;
 pub mod config;
 pub mod error;
 pub mod link;
 pub mod project;
 pub mod reply;
 pub mod verbs;
+pub mod watch;
 
 pub use error::{Code, Error};
 pub use reply::{SessionEntry, Status};
