@@ -1173,3 +1173,54 @@ fn attach_follows_focus_and_forwards_keys() {
     assert_eq!(w.status(&p, &alpha), "done");
     assert_eq!(w.status(&p, &beta), "done");
 }
+
+/// `watch --state stalled`: under a short configured threshold, a working session with no
+/// output and no repo change raises one `stalled` event with the detector's evidence; a
+/// session streaming output and one editing a file in the project do not. The status stays
+/// `working`.
+#[test]
+fn watch_raises_the_stall_alarm_once_per_quiet_stretch() {
+    let w = World::new();
+    let config = w.root().join("config/termio");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("config.yaml"),
+        "stall_after: 1500ms\nstall_lines: 10\n",
+    )
+    .unwrap();
+    let p = w.folder("p");
+    // A repo change is project-wide: the editing session gets a project of its own.
+    let q = w.folder("q");
+    w.ok(&p, &["list"]); // The host is up before the watches subscribe.
+    let args = ["--json", "--no-snapshot", "--state", "stalled"];
+    let watch = Watch::start(&w, &p, &args);
+    let watch_q = Watch::start(&w, &q, &args);
+    std::thread::sleep(Duration::from_millis(300));
+    let quiet = w.start(&p, "sleep 60");
+    let chatty = w.start(&p, "while :; do echo tick; sleep 0.05; done");
+    let editor = w.start(&q, "while :; do date +%N > edited.txt; sleep 0.2; done");
+
+    let (stalled, before) = watch.until(|v| v.get("heartbeat").is_none());
+    assert!(before.is_empty(), "{before:?}");
+    assert_eq!(stalled["link"], quiet.as_str(), "{stalled}");
+    assert_eq!(stalled["status"], "stalled");
+    assert_eq!(stalled["title"], "sleep 60");
+    let evidence = stalled["evidence"].as_str().unwrap();
+    let shape = regex::Regex::new(r"^working \d+s, no repo change, output \+\d lines$").unwrap();
+    assert!(shape.is_match(evidence), "{evidence}");
+    // Once per quiet stretch, and nothing for the busy ones over twice the threshold.
+    let more = watch.lines.recv_timeout(Duration::from_millis(4000));
+    assert!(more.is_err(), "a second alarm: {more:?}");
+    let edits = watch_q.lines.try_recv();
+    assert!(
+        edits.is_err(),
+        "a session editing its repo stalled: {edits:?}"
+    );
+    assert_eq!(
+        w.status(&p, &quiet),
+        "working",
+        "the alarm never changes the status"
+    );
+    assert_eq!(w.status(&p, &chatty), "working");
+    assert_eq!(w.status(&q, &editor), "working");
+}

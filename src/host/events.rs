@@ -10,12 +10,16 @@
 //!   (stopped, closed, or its retention ran out); `summary` is the last one seen.
 //! - `{"event": "focus", "scope": …, "sessionId": …, "snapshot": true?}`: the focused session
 //!   of a scope (a termio project) changed.
+//! - `{"event": "stalled", "sessionId": …, "summary": {…}, "evidence": "working 42m, …"}`:
+//!   the stall alarm ([`super::stall`]) fired for a working session. The summary (and the
+//!   session's status) is unchanged by it.
 //!
 //! Focus is per scope: a string the client chooses (termio uses the project directory).
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::os::unix::net::UnixStream;
+use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -24,6 +28,7 @@ use rustix::net::RecvFlags;
 use serde_json::{json, Value};
 
 use super::session::{Session, State};
+use super::stall::{Detector, Sample, StallConfig};
 use super::termio;
 use crate::termio::project::Registry;
 
@@ -53,6 +58,8 @@ struct Inner {
 #[derive(Default)]
 pub struct Hub {
     inner: Mutex<Inner>,
+    /// The stall detector; only the monitor thread ([`Hub::tick`]) uses it.
+    stall: Mutex<Option<Detector>>,
 }
 
 /// The summary of a session that subscribers see: the host state, size in cells, exit code,
@@ -136,7 +143,15 @@ impl Hub {
             .iter()
             .map(|s| (s.id.clone(), summary(s, &registry)))
             .collect();
+        let stalled = self.detect_stalls(&sessions, &fresh);
         let mut inner = self.inner();
+        for (id, evidence) in stalled {
+            let summary = fresh.iter().find(|(i, _)| *i == id).map(|(_, v)| v.clone());
+            publish(
+                &mut inner,
+                json!({"event": "stalled", "sessionId": id, "summary": summary, "evidence": evidence}),
+            );
+        }
         for (id, now) in fresh {
             let Some(w) = inner.sessions.get_mut(&id) else {
                 continue; // Removed meanwhile; `remove` published it.
@@ -150,6 +165,36 @@ impl Hub {
                 json!({"event": "session", "sessionId": id, "summary": now}),
             );
         }
+    }
+
+    /// Runs the stall detector over this tick's summaries (outside the hub's lock: it may run
+    /// `git`); returns `(session id, evidence)` for each alarm that fired.
+    fn detect_stalls(
+        &self,
+        sessions: &[Arc<Session>],
+        fresh: &[(String, Value)],
+    ) -> Vec<(String, String)> {
+        let mut guard = self.stall.lock().unwrap_or_else(|e| e.into_inner());
+        let detector = guard.get_or_insert_with(|| Detector::new(StallConfig::load()));
+        let now = Instant::now();
+        let mut fired = Vec::new();
+        for (session, (id, summary)) in sessions.iter().zip(fresh) {
+            let entry = &summary["termio"];
+            let project = PathBuf::from(entry["project"].as_str().unwrap_or("/"));
+            let transcript = entry["transcript"].as_str().map(PathBuf::from);
+            let sample = Sample {
+                status: entry["status"].as_str().unwrap_or(""),
+                project: &project,
+                transcript: transcript.as_deref(),
+                output_lines: session.lock().emulator.line_feeds(),
+            };
+            if let Some(evidence) = detector.observe(id, &sample, now) {
+                fired.push((id.clone(), evidence));
+            }
+        }
+        let live: std::collections::HashSet<&String> = fresh.iter().map(|(id, _)| id).collect();
+        detector.retain(|id| live.contains(&id.to_string()));
+        fired
     }
 
     /// Sets the focused session of `scope` and publishes the move (also when it is the same

@@ -1,7 +1,9 @@
 //! The background host that keeps PTY sessions alive between CLI calls: a Unix-socket server
 //! over a session registry ([`server`]), the sessions themselves ([`session`]), the protocol
 //! ([`protocol`]), the client side ([`client`]), where the socket lives ([`paths`]) and the
-//! termio view of the sessions ([`termio`]: projects, links, status, list entries).
+//! termio view of the sessions ([`termio`]: projects, links, status, list entries), the events
+//! pushed to subscribers ([`events`]: watch and attach streams) and the stall alarm
+//! ([`stall`]).
 //! Contract: shared/spec/console2svg-session.md and the `session` part of
 //! shared/spec/console2svg-contract.md.
 
@@ -13,4 +15,5 @@ pub mod paths;
 pub mod protocol;
 pub mod server;
 pub mod session;
+pub mod stall;
 pub mod termio;

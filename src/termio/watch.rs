@@ -4,7 +4,8 @@
 //! watch lines, filters them by state and adds the heartbeat.
 //!
 //! Line shape (`--json`): `{"schema_version": 1, "link", "status", "title", "cwd"?,
-//! "snapshot"?, "prompt"? (on needs-you), "transcript"? and "cursor_end"? (on done)}`;
+//! "snapshot"?, "prompt"? (on needs-you), "transcript"? and "cursor_end"? (on done),
+//! "evidence"? (on stalled: the host's stall alarm, [`crate::host::stall`])}`;
 //! `{"heartbeat": true}` after [`heartbeat_interval`] of silence. Exit codes: 0 after Ctrl-C,
 //! 2 when the host closed the stream.
 
@@ -109,6 +110,9 @@ fn readable(line: &Value) -> String {
     if let Some(p) = line["prompt"].as_str() {
         s.push_str(&format!("\n      asks: {p}"));
     }
+    if let Some(e) = line["evidence"].as_str() {
+        s.push_str(&format!("\n      evidence: {e}"));
+    }
     if let (Some(t), Some(c)) = (line["transcript"].as_str(), line["cursor_end"].as_u64()) {
         s.push_str(&format!("\n      transcript: {t} (to line {c})"));
     }
@@ -178,6 +182,20 @@ pub fn run(options: &WatchOptions, out: &mut dyn Write) -> Result<i32, HostError
                     }
                     Some("closed") => {
                         statuses.remove(id);
+                    }
+                    Some("stalled") if options.states.iter().any(|s| s == "stalled") => {
+                        let Some(entry) = entry_of(&event, &options.project) else {
+                            continue;
+                        };
+                        let mut l = line(entry, false);
+                        l["status"] = json!("stalled");
+                        for key in ["prompt", "transcript", "cursor_end"] {
+                            if let Some(o) = l.as_object_mut() {
+                                o.remove(key);
+                            }
+                        }
+                        l["evidence"] = event["evidence"].clone();
+                        emit(l, out, &mut last_output);
                     }
                     _ => {}
                 }
