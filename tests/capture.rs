@@ -147,7 +147,7 @@ echo "pos=${pos#*[} da=${da#*[} bg=${bg#*;} size=${size#*[}""#;
     );
     assert_eq!(
         text(&json),
-        "pos=1;1 da=?6 bg=rgb:2828/2a2a/3636 size=8;5;80"
+        "pos=1;1 da=?62;22 bg=rgb:2828/2a2a/3636 size=8;5;80"
     );
 }
 
