@@ -11,6 +11,7 @@
 //! - [`cli`]: clap definitions and printing for the binaries; no logic beyond argument mapping.
 //! - [`scenario`]: scenario documents: parse and validate, export from a journal, run.
 //! - [`status`]: the `status` report (fonts and fallbacks, renderers, themes, colour environment).
+//! - [`termio`]: termio's own parts (here: the status-hook and agent-skill installers).
 //! - [`render`]: `Screen` + appearance → SVG (layout, themes, window chrome, fonts, geometry).
 
 pub mod capture;
@@ -23,3 +24,4 @@ pub mod render;
 pub mod scenario;
 pub mod status;
 pub mod term;
+pub mod termio;

@@ -1,0 +1,214 @@
+//! `termio hooks …` and `termio skill …`: clap definitions and printing over
+//! [`crate::termio::hooks`] and [`crate::termio::skill`].
+//!
+//! With `--json` every command prints one JSON document: `{"schema_version": 1, "ok": true, …}`,
+//! or the error envelope of spec/termio-sessions.md, `{"ok": false, "error": "<code>",
+//! "message": "…", "schema_version": 1}` (codes `bad_agent`, `bad_config`, `io_error`; see
+//! [`SetupError`]). Exit code 0 on success, 1 on any error. Without `--json`, one line per agent
+//! or skills folder, errors on stderr.
+
+use clap::{Args, Subcommand};
+use serde_json::{json, Value};
+
+use crate::termio::hooks::{self, Action, Agent};
+use crate::termio::setup::{Dirs, SetupError};
+use crate::termio::skill::{self, SkillReport};
+
+/// `termio hooks …` and `termio skill …`.
+#[derive(Subcommand, Debug)]
+pub enum SetupCommand {
+    /// Install, remove or inspect termio's status hooks in AI coding agents' config files
+    /// (Claude Code, Codex, Cursor, Gemini CLI).
+    Hooks {
+        #[command(subcommand)]
+        action: HooksAction,
+    },
+    /// Install, remove, inspect or print the `termio` agent skill.
+    Skill {
+        #[command(subcommand)]
+        action: SkillAction,
+    },
+}
+
+/// `termio hooks …` verbs.
+#[derive(Subcommand, Debug)]
+pub enum HooksAction {
+    /// Add termio's hooks, keeping every other entry. Without --agent, agents whose config folder
+    /// does not exist are skipped.
+    Install(AgentArg),
+    /// Remove termio's hooks (only entries carrying the `# termio-hooks` fingerprint).
+    Uninstall(AgentArg),
+    /// Show, per agent, the config file and whether the hooks are installed.
+    Status(AgentArg),
+}
+
+/// The `--agent` filter.
+#[derive(Args, Debug)]
+pub struct AgentArg {
+    /// Only this agent: claude, codex, cursor or gemini.
+    #[arg(long, value_name = "NAME")]
+    pub agent: Option<String>,
+}
+
+/// `termio skill …` verbs.
+#[derive(Subcommand, Debug)]
+pub enum SkillAction {
+    /// Install the skill into ~/.claude/skills, ~/.codex/skills and ~/.agents/skills.
+    Install,
+    /// Remove the skill where it is ours.
+    Uninstall,
+    /// Show, per skills folder, whether the skill is installed.
+    Status,
+    /// Print the skill's SKILL.md.
+    Print,
+    /// Heal installed copies that differ (what termio does at start).
+    #[command(hide = true)]
+    Reassert,
+}
+
+/// Runs a setup command and prints its reply; returns the exit code (0 success, 1 error).
+pub fn run(cmd: SetupCommand, json: bool) -> i32 {
+    let printed = match cmd {
+        SetupCommand::Hooks { action } => run_hooks(action, json),
+        SetupCommand::Skill { action } => run_skill(action, json),
+    };
+    match printed {
+        Ok(code) => code,
+        Err(e) => fail(&e, json, None),
+    }
+}
+
+fn fail(e: &SetupError, json: bool, extra: Option<(&str, Value)>) -> i32 {
+    if json {
+        let mut reply = json!({
+            "ok": false,
+            "error": e.code(),
+            "message": e.to_string(),
+            "schema_version": 1,
+        });
+        if let Some((key, value)) = extra {
+            reply[key] = value;
+        }
+        emit(&reply.to_string());
+    }
+    eprintln!("termio: error: {e}");
+    1
+}
+
+fn emit(line: &str) {
+    let _ = super::print_stdout(&format!("{line}\n"));
+}
+
+fn success(action: &str, key: &str, items: Value) -> Value {
+    json!({"schema_version": 1, "ok": true, "action": action, key: items})
+}
+
+fn run_hooks(action: HooksAction, json: bool) -> Result<i32, SetupError> {
+    let (verb, action, arg) = match action {
+        HooksAction::Install(a) => ("install", Action::Install, a),
+        HooksAction::Uninstall(a) => ("uninstall", Action::Uninstall, a),
+        HooksAction::Status(a) => ("status", Action::Status, a),
+    };
+    let agents = hooks::agents(arg.agent.as_deref())?;
+    let dirs = Dirs::from_env()?;
+    let program = hooks::program_from_env();
+    let create = arg.agent.is_some();
+    let mut items = Vec::new();
+    let mut first_error: Option<SetupError> = None;
+    for agent in agents {
+        match hooks::apply(agent, action, &dirs, &program, create) {
+            Ok(report) => {
+                if !json {
+                    let what = if report.skipped {
+                        " (skipped: no config folder)"
+                    } else if report.changed {
+                        " (written)"
+                    } else {
+                        ""
+                    };
+                    let state = serde_json::to_value(report.state).unwrap_or_default();
+                    emit(&format!(
+                        "{:<7} {:<14} {}{what}",
+                        agent.name(),
+                        state.as_str().unwrap_or_default(),
+                        report.path.display()
+                    ));
+                }
+                items.push(serde_json::to_value(&report).unwrap_or_default());
+            }
+            Err(e) => {
+                if !json {
+                    emit(&format!("{:<7} {:<14} {e}", agent.name(), "error"));
+                }
+                items.push(agent_error(agent, &dirs, &e));
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    // A status that found a broken file succeeded at its job: it reports the error per agent.
+    match first_error {
+        Some(e) if action != Action::Status => Ok(fail(&e, json, Some(("agents", items.into())))),
+        _ => {
+            if json {
+                emit(&success(verb, "agents", items.into()).to_string());
+            }
+            Ok(0)
+        }
+    }
+}
+
+fn agent_error(agent: Agent, dirs: &Dirs, e: &SetupError) -> Value {
+    json!({
+        "agent": agent.name(),
+        "path": agent.hooks_file(dirs),
+        "error": e.code(),
+        "message": e.to_string(),
+    })
+}
+
+fn run_skill(action: SkillAction, json: bool) -> Result<i32, SetupError> {
+    if let SkillAction::Print = action {
+        if json {
+            let reply = json!({"schema_version": 1, "ok": true, "name": skill::SKILL_NAME,
+                "content": skill::SKILL_MD});
+            emit(&reply.to_string());
+        } else {
+            let _ = super::print_stdout(skill::SKILL_MD);
+        }
+        return Ok(0);
+    }
+    let dirs = Dirs::from_env()?;
+    let (verb, reports) = match action {
+        SkillAction::Install => ("install", skill::install_skill(&dirs)?),
+        SkillAction::Uninstall => ("uninstall", skill::uninstall_skill(&dirs)?),
+        SkillAction::Status => ("status", skill::skill_status(&dirs)?),
+        SkillAction::Reassert => ("reassert", skill::reassert_skill_in(&dirs)?),
+        SkillAction::Print => unreachable!("handled above"),
+    };
+    if json {
+        let items = serde_json::to_value(&reports).unwrap_or_default();
+        emit(&success(verb, "skills", items).to_string());
+    } else {
+        for r in &reports {
+            emit(&skill_line(r));
+        }
+    }
+    Ok(0)
+}
+
+fn skill_line(r: &SkillReport) -> String {
+    let home = serde_json::to_value(r.home).unwrap_or_default();
+    let state = serde_json::to_value(r.state).unwrap_or_default();
+    let note = match (r.changed, r.state) {
+        (true, skill::SkillState::NotInstalled) => " (removed)",
+        (true, _) => " (written)",
+        (false, skill::SkillState::Foreign) => " (not ours: left alone)",
+        _ => "",
+    };
+    format!(
+        "{:<7} {:<14} {}{note}",
+        home.as_str().unwrap_or_default(),
+        state.as_str().unwrap_or_default(),
+        r.path.display()
+    )
+}
