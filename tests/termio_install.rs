@@ -280,6 +280,121 @@ fn codex_hooks_merge_under_codex_home_keeping_four_space_layout() {
 }
 
 #[test]
+fn codex_notify_is_set_in_config_toml_keeping_comments_and_removed_exactly() {
+    let home = Home::new();
+    let config = "# Codex settings\nmodel = \"gpt-5-codex\"  # fast enough\napproval_policy = \"on-request\"\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\" # local\n";
+    home.write(".codex/config.toml", config);
+    let reply = home.ok(&["hooks", "install", "--agent", "codex"]);
+    assert_same_json(
+        &reply["agents"][0]["notify"],
+        &json!({"path": home.path(".codex/config.toml"), "state": "installed", "changed": true}),
+    );
+    let script = "printf '%s' \"$1\" | termio agent report done --agent codex --event agent-turn-complete >/dev/null 2>&1 || true # termio-hooks v1";
+    let written = home.read(".codex/config.toml");
+    let (head, tail) = written.split_once("notify = [").expect("notify added");
+    assert_eq!(
+        head,
+        "# Codex settings\nmodel = \"gpt-5-codex\"  # fast enough\napproval_policy = \"on-request\"\n",
+        "appended to the top-level keys, comments kept"
+    );
+    assert!(
+        tail.ends_with("]\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\" # local\n"),
+        "{written}"
+    );
+    let doc: toml_edit::DocumentMut = written.parse().unwrap();
+    let argv: Vec<&str> = doc["notify"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(argv, ["sh", "-c", script, "termio-notify"]);
+
+    // What Codex runs: argv plus one JSON argument, which reaches the reporter's stdin.
+    let log = home.path("notify.log");
+    let reporter = home.path("bin/fake-termio");
+    home.write(
+        "bin/fake-termio",
+        &format!(
+            "#!/bin/sh\necho \"$*\" > '{0}'\ncat >> '{0}'\necho noise\n",
+            log.display()
+        ),
+    );
+    std::fs::set_permissions(
+        &reporter,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let argv: Vec<String> = {
+        let mut argv = vec![
+            "sh".to_string(),
+            "-c".into(),
+            script.replace("termio agent", &format!("{} agent", reporter.display())),
+            "termio-notify".into(),
+        ];
+        argv.push("{\"type\":\"agent-turn-complete\"}".into());
+        argv
+    };
+    let out = std::process::Command::new(&argv[0])
+        .args(&argv[1..])
+        .output()
+        .unwrap();
+    assert_eq!((out.status.code(), out.stdout.len()), (Some(0), 0));
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        "agent report done --agent codex --event agent-turn-complete\n{\"type\":\"agent-turn-complete\"}"
+    );
+
+    let file = home.path(".codex/config.toml");
+    let old = set_old_mtime(&file);
+    assert_eq!(
+        home.ok(&["hooks", "install", "--agent", "codex"])["agents"][0]["notify"]["changed"],
+        false
+    );
+    assert_eq!(mtime(&file), old);
+
+    home.ok(&["hooks", "uninstall", "--agent", "codex"]);
+    assert_eq!(
+        home.read(".codex/config.toml"),
+        config,
+        "byte-identical, comments included"
+    );
+}
+
+#[test]
+fn a_users_codex_notify_stays_and_broken_toml_blocks_both_files() {
+    let home = Home::new();
+    let config = "notify = [\"notify-send\", \"Codex\"]\n";
+    home.write(".codex/config.toml", config);
+    let reply = home.ok(&["hooks", "install", "--agent", "codex"]);
+    assert_eq!(reply["agents"][0]["notify"]["state"], "foreign");
+    assert_eq!(
+        reply["agents"][0]["state"], "installed",
+        "hooks.json still gets its hooks"
+    );
+    home.ok(&["hooks", "uninstall", "--agent", "codex"]);
+    assert_eq!(home.read(".codex/config.toml"), config);
+
+    std::fs::remove_file(home.path(".codex/hooks.json")).unwrap();
+    let broken = "model = \"gpt-5\"\nnotify = [\n";
+    home.write(".codex/config.toml", broken);
+    let (reply, code) = home.run_json(&["hooks", "install", "--agent", "codex"]);
+    assert_eq!((code, reply["error"].as_str()), (1, Some("bad_config")));
+    assert!(
+        reply["message"]
+            .as_str()
+            .unwrap()
+            .contains("config.toml: not valid TOML"),
+        "{reply}"
+    );
+    assert_eq!(home.read(".codex/config.toml"), broken);
+    assert!(
+        !home.path(".codex/hooks.json").exists(),
+        "nothing written when either file is refused"
+    );
+}
+
+#[test]
 fn cursor_entries_are_flat_keep_version_and_print_empty_json() {
     let home = Home::new();
     let original = pretty(&json!({

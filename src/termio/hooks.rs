@@ -15,14 +15,14 @@
 //! Code and Gemini CLI settings are strict JSON, and no maintained crate edits JSONC while keeping
 //! its comments.
 //!
-//! Codex's `notify` entry in `config.toml` is deliberately not installed: `hooks.json` already
-//! reports `Stop` → done, `notify` holds a single program (ours would displace the user's or be
-//! refused), and an argv array has no room for a fingerprint.
+//! For Codex, the `notify` entry of `config.toml` is handled alongside `hooks.json`
+//! ([`super::codex_notify`]): both files are parsed before either is written.
 
 use std::path::PathBuf;
 
 use serde_json::{json, Map, Value};
 
+use super::codex_notify::{self, NotifyReport};
 use super::setup::{create_dir, read_optional, Dirs, SetupError};
 
 /// The fingerprint every command we install ends with, as a shell comment. Uninstall matches the
@@ -269,6 +269,9 @@ pub struct AgentReport {
     pub changed: bool,
     /// Whether the agent was skipped (install without `--agent`, and no config folder).
     pub skipped: bool,
+    /// Codex only: the `notify` entry of `config.toml`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notify: Option<NotifyReport>,
 }
 
 /// What to do to an agent's file.
@@ -309,6 +312,7 @@ pub fn apply(
         state: HookState::NotInstalled,
         changed: false,
         skipped: false,
+        notify: None,
     };
     let text = read_optional(&path)?;
     let bad = |reason: String| SetupError::BadConfig {
@@ -320,7 +324,21 @@ pub fn apply(
         _ => None,
     };
     let mut doc = old.clone().unwrap_or_else(|| json!({}));
-    if action == Action::Status || (action == Action::Install && !config_dir_exists && !create) {
+    let look_only =
+        action == Action::Status || (action == Action::Install && !config_dir_exists && !create);
+    let mut notify_text = None;
+    if agent == Agent::Codex {
+        let install = match action {
+            _ if look_only => None,
+            Action::Install => Some(true),
+            Action::Uninstall => Some(false),
+            Action::Status => None,
+        };
+        let (notify, text) = codex_notify::plan(&dir, program, install)?;
+        report.notify = Some(notify);
+        notify_text = text;
+    }
+    if look_only {
         report.state = state_of(agent, &doc, program).map_err(bad)?;
         report.skipped = action == Action::Install;
         return Ok(report);
@@ -331,15 +349,18 @@ pub fn apply(
         Some(old) => canonical(old) == canonical(&doc),
         None => action == Action::Uninstall,
     };
-    if unchanged {
-        return Ok(report);
-    }
-    let bytes = serialize(&doc, text.as_deref().unwrap_or(""));
-    if !config_dir_exists {
+    let writes = !unchanged || notify_text.is_some();
+    if writes && !config_dir_exists {
         create_dir(&dir)?;
     }
-    crate::output::write_atomic(&path, bytes.as_bytes()).map_err(SetupError::Io)?;
-    report.changed = true;
+    if !unchanged {
+        let bytes = serialize(&doc, text.as_deref().unwrap_or(""));
+        crate::output::write_atomic(&path, bytes.as_bytes()).map_err(SetupError::Io)?;
+        report.changed = true;
+    }
+    if let (Some(text), Some(notify)) = (notify_text, report.notify.as_ref()) {
+        crate::output::write_atomic(&notify.path, text.as_bytes()).map_err(SetupError::Io)?;
+    }
     Ok(report)
 }
 
