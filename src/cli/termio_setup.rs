@@ -4,8 +4,11 @@
 //! With `--json` every command prints one JSON document: `{"schema_version": 1, "ok": true, …}`,
 //! or the error envelope of spec/termio-sessions.md, `{"ok": false, "error": "<code>",
 //! "message": "…", "schema_version": 1}` (codes `bad_agent`, `bad_config`, `io_error`; see
-//! [`SetupError`]). Exit code 0 on success, 1 on any error. Without `--json`, one line per agent
-//! or skills folder, errors on stderr.
+//! [`SetupError`]). Exit code 0 on success, 1 on any error; `hooks status` reports a file that
+//! does not parse in that agent's entry (`error`, `message`) and still exits 0. An install or
+//! uninstall goes on with the other agents after one fails, then replies with the first error and
+//! every agent's entry in `agents`. Without `--json`, one line per agent or skills folder, errors
+//! on stderr.
 
 use clap::{Args, Subcommand};
 use serde_json::{json, Value};
@@ -133,6 +136,16 @@ fn run_hooks(action: HooksAction, json: bool) -> Result<i32, SetupError> {
                         state.as_str().unwrap_or_default(),
                         report.path.display()
                     ));
+                    if let Some(n) = &report.notify {
+                        let state = serde_json::to_value(n.state).unwrap_or_default();
+                        let what = if n.changed { " (written)" } else { "" };
+                        emit(&format!(
+                            "{:<7} {:<14} {} (notify){what}",
+                            "",
+                            state.as_str().unwrap_or_default(),
+                            n.path.display()
+                        ));
+                    }
                 }
                 items.push(serde_json::to_value(&report).unwrap_or_default());
             }

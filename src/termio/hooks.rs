@@ -290,11 +290,13 @@ pub enum Action {
 /// `create` lets an install create the agent's config folder; without it an agent whose folder
 /// does not exist is skipped (reported with `skipped: true`). A missing file is created by an
 /// install (Cursor's with `"version": 1`); uninstall and status treat it as empty. An empty or
-/// whitespace-only file counts as `{}`.
+/// whitespace-only file counts as `{}`. For Codex the `notify` entry of `config.toml` is planned
+/// first ([`codex_notify::plan`]), so a refused `config.toml` leaves `hooks.json` unwritten too.
 ///
 /// Errors: [`SetupError::BadConfig`] when the file is not strict JSON (JSONC included), its top
 /// level is not an object, or `hooks` (or an event we add to) has the wrong type; the file is then
-/// not written. [`SetupError::Io`] when reading or writing fails.
+/// not written; the same for a Codex `config.toml` that is not valid TOML. [`SetupError::Io`] when
+/// reading or writing fails.
 pub fn apply(
     agent: Agent,
     action: Action,
