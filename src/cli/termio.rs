@@ -56,6 +56,9 @@ enum Top {
     /// Orchestrate this project's sessions (list, run, send, read, close).
     #[command(long_about = SESSIONS_ABOUT)]
     Sessions(SessionsArgs),
+    /// `termio hooks …` and `termio skill …` (cli::termio_setup).
+    #[command(flatten)]
+    Setup(super::termio_setup::SetupCommand),
     /// Run the session host (started on demand).
     #[command(name = "__host", hide = true)]
     Host,
@@ -209,6 +212,7 @@ pub fn main() -> i32 {
                 1
             }
         },
+        Some(Top::Setup(cmd)) => super::termio_setup::run(cmd),
         Some(Top::Sessions(s)) => {
             crate::host::client::install_interrupt_handler();
             let json = s.json;
