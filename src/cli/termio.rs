@@ -59,6 +59,9 @@ enum Top {
     /// Show the focused session of this project live in this terminal and type into it.
     #[command(long_about = ATTACH_ABOUT)]
     Attach(AttachArgs),
+    /// `termio hooks …` and `termio skill …` (cli::termio_setup).
+    #[command(flatten)]
+    Setup(super::termio_setup::SetupCommand),
     /// Run the session host (started on demand).
     #[command(name = "__host", hide = true)]
     Host,
@@ -272,6 +275,7 @@ pub fn main() -> i32 {
                 1
             }
         },
+        Some(Top::Setup(cmd)) => super::termio_setup::run(cmd),
         Some(Top::Sessions(s)) => {
             crate::host::client::install_interrupt_handler();
             let json = s.json;

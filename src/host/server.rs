@@ -80,6 +80,8 @@ pub fn run() -> Result<(), String> {
         .map_err(|e| format!("cannot bind {}: {e}", socket.display()))?;
     std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))
         .map_err(|e| format!("cannot restrict {}: {e}", socket.display()))?;
+    // Heal the installed `termio` agent skill while session control is on; never fatal.
+    crate::termio::skill::reassert_at_host_start();
     let (jobs, inbox) = mpsc::channel::<Job>();
     let idle = idle_limit();
     let worker_socket = socket.clone();

@@ -4,7 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 /// The stable error codes termio produces (a subset of the contract's list: the agent codes
-/// `wrong_agent`, `bad_agent`, `no_agent` and `agent_gone` belong to agent sessions).
+/// `wrong_agent`, `no_agent` and `agent_gone` belong to agent sessions), plus the installers'
+/// `bad_config` and `io_error` (`termio hooks …`, `termio skill …`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Code {
@@ -34,6 +35,13 @@ pub enum Code {
     PromptStalled,
     /// `--wait` only: the session ended during the wait.
     SessionClosed,
+    /// An agent name termio does not know (`termio hooks --agent vim`).
+    BadAgent,
+    /// Installers only: an agent's config file that does not parse or has the wrong shape; it is
+    /// left byte-identical.
+    BadConfig,
+    /// Installers only: reading or writing a file failed, or `HOME` is unset.
+    IoError,
 }
 
 impl Code {
@@ -52,6 +60,9 @@ impl Code {
             Code::NotLive => "not_live",
             Code::PromptStalled => "prompt_stalled",
             Code::SessionClosed => "session_closed",
+            Code::BadAgent => "bad_agent",
+            Code::BadConfig => "bad_config",
+            Code::IoError => "io_error",
         }
     }
 }

@@ -7,13 +7,24 @@
 //! links ([`link`]). The verbs ([`verbs`]) are functions returning the contract's typed replies
 //! ([`reply`]) or its one error shape ([`error`]); the clap front end is `cli::termio`, and the
 //! host side (status, list entries, the verbs' handling) is `host::termio`.
+//!
+//! The installers (`termio hooks …`, `termio skill …`, front end `cli::termio_setup`):
+//! - [`setup`]: where each agent keeps its config and skills, and the error both installers share.
+//! - [`codex_notify`]: the `notify` entry in Codex's `config.toml` (comments kept, via toml_edit).
+//! - [`hooks`]: install, remove and inspect termio's status hooks in agents' config files.
+//! - [`skill`]: install, remove, print and re-assert the `termio` agent skill (the host
+//!   re-asserts it at start while session control is on).
 
 pub mod attach;
+pub mod codex_notify;
 pub mod config;
 pub mod error;
+pub mod hooks;
 pub mod link;
 pub mod project;
 pub mod reply;
+pub mod setup;
+pub mod skill;
 pub mod verbs;
 pub mod watch;
 
