@@ -13,7 +13,12 @@
 //! - [`status`]: the `status` report (fonts and fallbacks, renderers, themes, colour environment).
 //! - [`render`]: `Screen` + appearance → SVG (layout, themes, window chrome, fonts, geometry).
 //! - [`termio`]: the `termio sessions` namespace: projects, links, replies, the verbs' logic,
-//!   the agents registry, transcripts, `termio agent report` (status machine: `host::agent_status`).
+//!   the agents registry, transcripts, `termio agent report` (status machine:
+//!   `host::agent_status`), watch and attach clients.
+//! - [`termio::hooks`], [`termio::codex_notify`]: install, remove and inspect termio's status
+//!   hooks in AI coding agents' config files (`termio hooks …`).
+//! - [`termio::skill`]: the `termio` agent skill: install, remove, print, and re-assert at host
+//!   start (`termio skill …`); [`termio::setup`]: the installers' folders and error.
 
 pub mod capture;
 pub mod cli;

@@ -45,7 +45,14 @@ impl World {
         self
     }
 
-    fn base(&self, mut c: assert_cmd::Command, cwd: &Path) -> assert_cmd::Command {
+    fn base(&self, c: assert_cmd::Command, cwd: &Path) -> assert_cmd::Command {
+        let program = c.get_program().to_owned();
+        assert_cmd::Command::from_std(self.base_std(std::process::Command::new(program), cwd))
+    }
+
+    /// The world's environment on a plain `std::process::Command` (for processes a test
+    /// keeps running, like `watch`).
+    fn base_std(&self, mut c: std::process::Command, cwd: &Path) -> std::process::Command {
         let r = self.root();
         c.current_dir(cwd)
             .env("CONSOLE2SVG_RUNTIME_DIR", r.join("rt"))
@@ -864,4 +871,356 @@ fn titles_change_links_do_not() {
     );
     assert_eq!(w.ok(&p, &["read", "renamed"])["target"], link.as_str());
     assert_eq!(w.ok(&p, &["read", "renamed"])["title"], "renamed");
+}
+
+/// A running `termio sessions watch`: its stdout lines arrive on a channel.
+struct Watch {
+    child: std::process::Child,
+    lines: std::sync::mpsc::Receiver<String>,
+}
+
+impl Watch {
+    fn start(w: &World, cwd: &Path, args: &[&str]) -> Watch {
+        let program = assert_cmd::cargo::cargo_bin("termio");
+        let mut c = w.base_std(std::process::Command::new(program), cwd);
+        c.arg("sessions")
+            .arg("watch")
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null());
+        let mut child = c.spawn().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Watch { child, lines }
+    }
+
+    /// The next line as JSON (≤ 15 s).
+    fn next(&self) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(Duration::from_secs(15))
+            .expect("a watch line within 15 s");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("watch line {line:?}: {e}"))
+    }
+
+    /// Lines until one satisfies `f` (≤ 15 s in all); returns it and the ones before it.
+    fn until(&self, f: impl Fn(&Value) -> bool) -> (Value, Vec<Value>) {
+        let end = Instant::now() + Duration::from_secs(15);
+        let mut before = Vec::new();
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            let line = self
+                .lines
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("no matching watch line; saw {before:?}"));
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if f(&v) {
+                return (v, before);
+            }
+            before.push(v);
+        }
+    }
+
+    /// The exit code (≤ 10 s).
+    fn exit_code(&mut self) -> i32 {
+        let end = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code().expect("exited, not killed");
+            }
+            assert!(Instant::now() < end, "watch did not exit");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn host_pid(w: &World) -> i32 {
+    use std::io::{Read, Write};
+    let mut s = std::os::unix::net::UnixStream::connect(w.root().join("rt/host.sock")).unwrap();
+    s.write_all(b"{\"op\":\"ping\"}\n").unwrap();
+    let mut reply = String::new();
+    s.read_to_string(&mut reply).unwrap();
+    serde_json::from_str::<Value>(&reply).unwrap()["pid"]
+        .as_i64()
+        .unwrap() as i32
+}
+
+fn signal(pid: u32, name: &str) {
+    let ok = std::process::Command::new("kill")
+        .args([&format!("-{name}"), &pid.to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill -{name} {pid}");
+}
+
+/// `watch --json`: the roster first (snapshot lines, this project only), then live events
+/// filtered to done/needs-you by default (or widened with --state), a heartbeat after the
+/// test's short interval of silence, exit 0 on Ctrl-C and 2 when the host is killed.
+#[test]
+fn watch_streams_the_roster_then_pushed_changes() {
+    let w = World::new().with("TERMIO_WATCH_HEARTBEAT_MS", "800");
+    let p = w.folder("p");
+    let other = w.folder("other");
+    let first = w.start(&p, "echo first");
+    let foreign = w.start(&other, "echo foreign");
+    w.status_until(&p, &first, "done");
+    w.status_until(&other, &foreign, "done");
+
+    let default = Watch::start(&w, &p, &["--json"]);
+    let wide = Watch::start(
+        &w,
+        &p,
+        &["--json", "--state", "working,done", "--no-snapshot"],
+    );
+    let mut quit = Watch::start(&w, &p, &["--json"]);
+
+    // The roster: exactly this project's session, with its current status.
+    let snap = default.next();
+    assert_eq!(snap["snapshot"], true, "{snap}");
+    assert_eq!(snap["link"], first.as_str());
+    assert_eq!(snap["status"], "done");
+    assert_eq!(snap["title"], "echo first");
+    assert_eq!(snap["schema_version"], 1);
+    assert_eq!(snap["cwd"], p.to_str().unwrap());
+    assert!(snap.get("transcript").is_none() && snap.get("prompt").is_none());
+    assert!(snap.get("cursor_end").is_none(), "{snap}");
+
+    // A live change, pushed: the new session's `done` (its `working` filtered out by default).
+    let second = w.start(&p, "sleep 1; echo second");
+    let (done, before) = default.until(|v| v["link"] == second.as_str());
+    assert_eq!(done["status"], "done", "{done}");
+    assert!(done.get("snapshot").is_none(), "{done}");
+    assert!(
+        before.iter().all(|v| v["heartbeat"] == true),
+        "only heartbeats before the done event: {before:?}"
+    );
+    // --state working,done --no-snapshot: no roster; the working step shows, then done.
+    let (working, before) = wide.until(|v| v["link"] == second.as_str());
+    assert_eq!(working["status"], "working", "{working}");
+    assert!(before.iter().all(|v| v["heartbeat"] == true), "{before:?}");
+    let (done2, _) = wide.until(|v| v["link"] == second.as_str());
+    assert_eq!(done2["status"], "done");
+    // Nothing from the other project reached either stream.
+    let foreign_link = foreign.as_str();
+    w.ok(&other, &["send", foreign_link, "echo again"]);
+
+    // Silence: a heartbeat, and no event about the other project's activity.
+    let (beat, before) = default.until(|v| v.get("heartbeat").is_some());
+    assert_eq!(beat, serde_json::json!({"heartbeat": true}));
+    assert!(
+        before.iter().all(|v| v["link"] != foreign_link),
+        "{before:?}"
+    );
+    let (_, before) = default.until(|v| v.get("heartbeat").is_some());
+    assert!(
+        before.iter().all(|v| v["link"] != foreign_link),
+        "{before:?}"
+    );
+
+    // Ctrl-C ends supervision normally: exit 0.
+    let _ = quit.next();
+    signal(quit.child.id(), "INT");
+    assert_eq!(quit.exit_code(), 0);
+
+    // The host goes away: exit 2.
+    let mut default = default;
+    signal(host_pid(&w) as u32, "KILL");
+    assert_eq!(default.exit_code(), 2);
+    let mut wide = wide;
+    assert_eq!(wide.exit_code(), 2);
+}
+
+/// Bad `watch` arguments fail loud with the error shape.
+#[test]
+fn watch_rejects_an_unknown_state() {
+    let w = World::new();
+    let p = w.folder("p");
+    assert_eq!(
+        w.err(&p, &["watch", "--state", "done,finished"]),
+        "bad_request"
+    );
+}
+
+/// `focus` replies `focused` with the link; an unknown target is `not_found` and no target
+/// is `no_target`.
+#[test]
+fn focus_replies_focused() {
+    let w = World::new();
+    let p = w.folder("p");
+    let link = w.start(&p, "echo hi");
+    let v = w.ok(&p, &["focus", &link[link.len() - 36..link.len() - 28]]);
+    assert_eq!(v["focused"], link.as_str());
+    assert_eq!(v["title"], "echo hi");
+    assert_eq!(w.err(&p, &["focus", "nonesuch"]), "not_found");
+    assert_eq!(w.err(&p, &["focus"]), "no_target");
+    let q = w.folder("q");
+    assert_eq!(w.err(&q, &["focus", &link]), "not_found");
+}
+
+/// `termio attach` run inside a `console2svg session` (the project testing itself): it shows
+/// the focused session, switches when `focus` is called from another shell, forwards typed
+/// keys to the shown session, and Ctrl-] detaches (exit 0) leaving the sessions running.
+#[test]
+fn attach_follows_focus_and_forwards_keys() {
+    let w = World::new();
+    let p = w.folder("p");
+    let alpha = w.start(&p, "echo alpha-screen");
+    let beta = w.start(&p, "echo beta-screen");
+    w.screen_until(&p, &alpha, |s| count_lines(s, "alpha-screen") == 1);
+    w.screen_until(&p, &beta, |s| count_lines(s, "beta-screen") == 1);
+    w.ok(&p, &["focus", &alpha]);
+
+    let c2s = |args: &[&str]| -> Value {
+        let out = w
+            .base(common::console2svg(), &p)
+            .arg("session")
+            .args(args)
+            .output()
+            .unwrap();
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "console2svg session {args:?}: {e}: {}",
+                String::from_utf8_lossy(&out.stdout)
+            )
+        })
+    };
+    let termio = assert_cmd::cargo::cargo_bin("termio");
+    let started = c2s(&[
+        "start",
+        "--width",
+        "140",
+        "--height",
+        "20",
+        "--",
+        termio.to_str().unwrap(),
+        "attach",
+    ]);
+    let id = started["sessionId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{started}"))
+        .to_string();
+    let read = |id: &str| -> String {
+        let v = c2s(&["read", id]);
+        let text = v["text"].as_str().or(v["screen"]["text"].as_str());
+        text.unwrap_or_else(|| panic!("{v}")).to_string()
+    };
+    // A whole row: the session's output, not its title in the header.
+    let wait_for = |text: &str| {
+        let v = c2s(&["wait", &id, "--text", text, "--line", "--timeout", "15s"]);
+        assert_eq!(v["matched"], true, "never showed {text:?}: {v}");
+    };
+    wait_for("alpha-screen");
+    let screen = read(&id);
+    assert!(
+        screen.lines().next().unwrap().contains("termio attach"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains(&alpha),
+        "the header names the link: {screen}"
+    );
+    assert!(screen.contains("Ctrl-] detaches"), "{screen}");
+    assert!(!screen.contains("beta-screen"), "{screen}");
+
+    // `focus` from another shell switches what attach shows.
+    w.ok(&p, &["focus", &beta]);
+    wait_for("beta-screen");
+    let screen = read(&id);
+    assert!(!screen.contains("alpha-screen"), "{screen}");
+    assert!(screen.contains(&beta), "{screen}");
+
+    // Keystrokes go to the shown session.
+    c2s(&[
+        "send",
+        &id,
+        "--text",
+        "echo typed-$((6*7))",
+        "--keys",
+        "Enter",
+    ]);
+    w.screen_until(&p, &beta, |s| s.contains("typed-42"));
+    assert!(!w.screen(&p, &alpha).contains("typed"));
+
+    // Ctrl-] detaches: attach exits 0, both sessions keep running.
+    c2s(&["send", &id, "--raw-hex", "1d"]);
+    let end = Instant::now() + Duration::from_secs(10);
+    loop {
+        let v = c2s(&["read", &id]);
+        if v["state"] == "exited" {
+            assert_eq!(v["exitCode"], 0, "{v}");
+            break;
+        }
+        assert!(Instant::now() < end, "attach did not exit: {v}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(w.status(&p, &alpha), "done");
+    assert_eq!(w.status(&p, &beta), "done");
+}
+
+/// `watch --state stalled`: under a short configured threshold, a working session with no
+/// output and no repo change raises one `stalled` event with the detector's evidence; a
+/// session streaming output and one editing a file in the project do not. The status stays
+/// `working`.
+#[test]
+fn watch_raises_the_stall_alarm_once_per_quiet_stretch() {
+    let w = World::new();
+    let config = w.root().join("config/termio");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("config.yaml"),
+        "stall_after: 1500ms\nstall_lines: 10\n",
+    )
+    .unwrap();
+    let p = w.folder("p");
+    // A repo change is project-wide: the editing session gets a project of its own.
+    let q = w.folder("q");
+    w.ok(&p, &["list"]); // The host is up before the watches subscribe.
+    let args = ["--json", "--no-snapshot", "--state", "stalled"];
+    let watch = Watch::start(&w, &p, &args);
+    let watch_q = Watch::start(&w, &q, &args);
+    std::thread::sleep(Duration::from_millis(300));
+    let quiet = w.start(&p, "sleep 60");
+    let chatty = w.start(&p, "while :; do echo tick; sleep 0.05; done");
+    let editor = w.start(&q, "while :; do date +%N > edited.txt; sleep 0.2; done");
+
+    let (stalled, before) = watch.until(|v| v.get("heartbeat").is_none());
+    assert!(before.is_empty(), "{before:?}");
+    assert_eq!(stalled["link"], quiet.as_str(), "{stalled}");
+    assert_eq!(stalled["status"], "stalled");
+    assert_eq!(stalled["title"], "sleep 60");
+    let evidence = stalled["evidence"].as_str().unwrap();
+    let shape = regex::Regex::new(r"^working \d+s, no repo change, output \+\d lines$").unwrap();
+    assert!(shape.is_match(evidence), "{evidence}");
+    // Once per quiet stretch, and nothing for the busy ones over twice the threshold.
+    let more = watch.lines.recv_timeout(Duration::from_millis(4000));
+    assert!(more.is_err(), "a second alarm: {more:?}");
+    let edits = watch_q.lines.try_recv();
+    assert!(
+        edits.is_err(),
+        "a session editing its repo stalled: {edits:?}"
+    );
+    assert_eq!(
+        w.status(&p, &quiet),
+        "working",
+        "the alarm never changes the status"
+    );
+    assert_eq!(w.status(&p, &chatty), "working");
+    assert_eq!(w.status(&q, &editor), "working");
 }

@@ -64,6 +64,24 @@ fn cyberpunk_matches_the_docs_render() {
     ]);
     assert_eq!((w, h), (882.0, 217.0));
     assert!(svg.contains("SYS://NEON-TERMINAL"));
+    // The label is drawn in its own pink, not the grid's foreground (a `text{fill}` CSS rule
+    // outranks presentation attributes): most of its ink in the title bar is #ff65b1.
+    let p = raster(&svg, 1.0);
+    let pink = rgb("#ff65b1");
+    let (mut ink, mut pinkish) = (0, 0);
+    for y in 12..26 {
+        for x in 44..180 {
+            let px = pixel(&p, x, y);
+            if px[0] > 120 || px[1] > 120 || px[2] > 120 {
+                ink += 1;
+                if distance(px, pink) < 60 {
+                    pinkish += 1;
+                }
+            }
+        }
+    }
+    assert!(ink > 50, "the label has ink ({ink} px)");
+    assert!(pinkish * 2 > ink, "{pinkish} of {ink} label px are pink");
     assert!(
         svg.contains("<g opacity=\"0.85\">"),
         "theme opacity wraps the frame"

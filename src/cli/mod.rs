@@ -6,6 +6,7 @@ pub mod console2svg;
 pub mod scenario;
 pub mod session;
 pub mod termio;
+pub mod termio_setup;
 
 /// A failed command: its message (one line) and exit code.
 #[derive(Debug)]

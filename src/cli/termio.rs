@@ -53,9 +53,15 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Top {
-    /// Orchestrate this project's sessions (list, spawn, run, send, read, close).
+    /// Orchestrate this project's sessions (list, watch, spawn, run, send, read, close, focus).
     #[command(long_about = SESSIONS_ABOUT)]
     Sessions(SessionsArgs),
+    /// Show the focused session of this project live in this terminal and type into it.
+    #[command(long_about = ATTACH_ABOUT)]
+    Attach(AttachArgs),
+    /// `termio hooks …` and `termio skill …` (cli::termio_setup).
+    #[command(flatten)]
+    Setup(super::termio_setup::SetupCommand),
     /// Agent-side commands (`termio agent report`, run by status hooks).
     Agent(AgentArgs),
     /// Run the session host (started on demand).
@@ -147,6 +153,57 @@ submission."
     Answer(SendArgs),
     /// Close one or more sessions.
     Close(CloseArgs),
+    /// Block and stream one line per status change (the push alternative to polling list).
+    #[command(long_about = WATCH_ABOUT)]
+    Watch(WatchArgs),
+    /// Bring a session to the front: every `termio attach` of this project switches to it.
+    Focus(FocusArgs),
+}
+
+const WATCH_ABOUT: &str = "\
+Block and stream one line per status change of this project's sessions; the host pushes them.
+
+First one line per session with its current status (\"snapshot\": true in --json; --no-snapshot \
+skips them), then live changes into the states of --state (default done,needs-you; also working, \
+idle, stalled). A needs-you line carries the on-screen question in prompt, a done line the \
+transcript and cursor_end when the session has one. With --json, {\"heartbeat\": true} after 30 s \
+of silence.
+Exit codes: 0 after Ctrl-C, 2 when the host went away, 1 on an error.";
+
+const ATTACH_ABOUT: &str = "\
+Show the focused session of this project live in this terminal (a header row, then its screen) \
+and forward every keystroke to it. With a link, that session is focused first; without one, the \
+session in front (else the newest). `termio sessions focus <link>`, from any shell, switches what \
+every attach of the project shows. Ctrl-] detaches and leaves the session running.";
+
+/// `watch`.
+#[derive(Args, Debug)]
+pub struct WatchArgs {
+    /// Live events to show, comma separated: working, idle, done, needs-you, stalled.
+    #[arg(long = "state", value_name = "STATES")]
+    pub states: Option<String>,
+    /// Skip the roster (one line per session) printed first.
+    #[arg(long)]
+    pub no_snapshot: bool,
+}
+
+/// `focus`.
+#[derive(Args, Debug)]
+pub struct FocusArgs {
+    /// The session (link, id, id prefix or title).
+    #[arg(value_name = "LINK")]
+    pub target: Option<String>,
+}
+
+/// `termio attach`.
+#[derive(Args, Debug)]
+pub struct AttachArgs {
+    /// The session to focus and show (default: the one in front).
+    #[arg(value_name = "LINK")]
+    pub target: Option<String>,
+    /// Print errors as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `--wait` and `--timeout`.
@@ -237,7 +294,7 @@ pub struct CloseArgs {
 
 /// What a verb produced: its JSON document, its readable form, and the exit code.
 pub struct Emitted {
-    /// The `--json` document.
+    /// The `--json` document; `Null` for a verb that streamed its output already (`watch`).
     pub json: serde_json::Value,
     /// The readable form (stdout).
     pub text: String,
@@ -252,6 +309,15 @@ impl Emitted {
             json: serde_json::to_value(reply).expect("replies serialise"),
             text,
             code: 0,
+        }
+    }
+
+    /// A streaming verb's end: its output is printed already; only the exit code is left.
+    pub fn streamed(code: i32) -> Emitted {
+        Emitted {
+            json: serde_json::Value::Null,
+            text: String::new(),
+            code,
         }
     }
 }
@@ -275,6 +341,7 @@ pub fn main() -> i32 {
                 1
             }
         },
+        Some(Top::Setup(cmd)) => super::termio_setup::run(cmd),
         Some(Top::Agent(a)) => match a.verb {
             AgentVerb::Report(r) => {
                 crate::termio::report::run(&r.state, &r.agent, &r.event, r.payload.as_deref())
@@ -283,7 +350,14 @@ pub fn main() -> i32 {
         Some(Top::Sessions(s)) => {
             crate::host::client::install_interrupt_handler();
             let json = s.json;
-            finish(run_verb(s.verb), json)
+            finish(run_verb(s.verb, json), json)
+        }
+        Some(Top::Attach(a)) => {
+            let result = Ctx::from_env().and_then(|ctx| verbs::attach(&ctx, a.target.as_deref()));
+            match result {
+                Ok(()) => 0,
+                Err(e) => fail(&e, a.json),
+            }
         }
         None => finish(
             verbs::register(cli.path.as_deref()).map(|r| {
@@ -299,8 +373,8 @@ pub fn main() -> i32 {
     }
 }
 
-/// Runs one verb.
-pub fn run_verb(verb: Verb) -> Result<Emitted, Error> {
+/// Runs one verb (`json`: the caller asked for `--json`, which streaming verbs need to know).
+pub fn run_verb(verb: Verb, json: bool) -> Result<Emitted, Error> {
     let mut ctx = Ctx::from_env()?;
     match verb {
         Verb::List => {
@@ -336,6 +410,15 @@ pub fn run_verb(verb: Verb) -> Result<Emitted, Error> {
         Verb::Answer(a) => {
             eprintln!("termio: warning: `answer` is deprecated; use `send`");
             send(&mut ctx, a)
+        }
+        Verb::Watch(a) => {
+            let code = verbs::watch(&ctx, a.states.as_deref(), !a.no_snapshot, json)?;
+            Ok(Emitted::streamed(code))
+        }
+        Verb::Focus(a) => {
+            let r = verbs::focus(&ctx, Some(a.target.as_deref().unwrap_or("")))?;
+            let text = format!("focused {} ({})", r.body.focused, r.body.title);
+            Ok(Emitted::ok(&r, text))
         }
         Verb::Close(a) => {
             let r = verbs::close(&ctx, &a.targets)?;
@@ -439,7 +522,9 @@ fn list_text(l: &reply::List) -> String {
 fn finish(result: Result<Emitted, Error>, json: bool) -> i32 {
     match result {
         Ok(e) => {
-            let printed = if json {
+            let printed = if e.json.is_null() {
+                String::new()
+            } else if json {
                 format!("{}\n", e.json)
             } else if e.text.is_empty() {
                 String::new()

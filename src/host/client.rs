@@ -191,3 +191,96 @@ fn request_inner(
     }
     Ok(value)
 }
+
+/// An open stream from the host (`subscribe`, `attach`): one JSON value per line, for as long
+/// as the host serves it.
+pub struct Stream {
+    stream: UnixStream,
+    pending: Vec<u8>,
+}
+
+/// How a [`Stream`] read ended without a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamEnd {
+    /// Nothing arrived within the timeout; the stream is still open.
+    Quiet,
+    /// The host closed the stream (it went away, or the stream is over).
+    Closed,
+}
+
+/// Sends a streaming request and reads the host's acknowledgement (the first line).
+///
+/// Errors: as [`request`]; the host's error envelope (e.g. `session_not_found`) instead of an
+/// acknowledgement becomes `Err`.
+pub fn open_stream(request: &Request) -> Result<(Value, Stream), HostError> {
+    let mut stream = connect()?;
+    let mut line = serde_json::to_vec(request)
+        .map_err(|e| HostError::new(ErrorCode::InvalidRequest, e.to_string()))?;
+    line.push(b'\n');
+    stream.write_all(&line).map_err(|e| {
+        HostError::new(
+            ErrorCode::HostUnavailable,
+            format!("cannot send to the host: {e}"),
+        )
+    })?;
+    let mut s = Stream {
+        stream,
+        pending: Vec::new(),
+    };
+    let ack = match s.next(REPLY_TIMEOUT) {
+        Ok(v) => v,
+        Err(StreamEnd::Quiet) => {
+            return Err(HostError::new(
+                ErrorCode::HostUnavailable,
+                "the host did not answer within 5 s",
+            ))
+        }
+        Err(StreamEnd::Closed) => {
+            return Err(HostError::new(
+                ErrorCode::HostUnavailable,
+                "the host closed the connection without a reply",
+            ))
+        }
+    };
+    if ack["status"] == "error" {
+        let code = serde_json::from_value::<ErrorCode>(ack["error"]["code"].clone())
+            .unwrap_or(ErrorCode::SessionError);
+        let message = ack["error"]["message"].as_str().unwrap_or("").to_string();
+        return Err(HostError::new(code, message));
+    }
+    Ok((ack, s))
+}
+
+impl Stream {
+    /// The next value, waiting at most `timeout` (and returning [`StreamEnd::Quiet`] early,
+    /// within 50 ms, after Ctrl+C so the caller can end cleanly).
+    ///
+    /// Errors: [`StreamEnd::Closed`] when the host closed the stream or sent a line that is not
+    /// JSON.
+    pub fn next(&mut self, timeout: Duration) -> Result<Value, StreamEnd> {
+        let deadline = Instant::now() + timeout;
+        let _ = self
+            .stream
+            .set_read_timeout(Some(Duration::from_millis(50)));
+        let mut buf = [0u8; 64 * 1024];
+        loop {
+            if let Some(end) = self.pending.iter().position(|&b| b == b'\n') {
+                let line: Vec<u8> = self.pending.drain(..=end).collect();
+                return serde_json::from_slice(&line).map_err(|_| StreamEnd::Closed);
+            }
+            if interrupted() || Instant::now() >= deadline {
+                return Err(StreamEnd::Quiet);
+            }
+            match self.stream.read(&mut buf) {
+                Ok(0) => return Err(StreamEnd::Closed),
+                Ok(n) => self.pending.extend_from_slice(&buf[..n]),
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
+                    ) => {}
+                Err(_) => return Err(StreamEnd::Closed),
+            }
+        }
+    }
+}

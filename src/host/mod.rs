@@ -2,16 +2,19 @@
 //! over a session registry ([`server`]), the sessions themselves ([`session`]), the protocol
 //! ([`protocol`]), the client side ([`client`]), where the socket lives ([`paths`]) and the
 //! termio view of the sessions ([`termio`]: projects, links, status, list entries; agent
-//! sessions' status machine, monitor and turns in [`agent_status`]).
+//! sessions' status machine, monitor and turns in [`agent_status`]), the events pushed to
+//! subscribers ([`events`]: watch and attach streams) and the stall alarm ([`stall`]).
 //! Contract: shared/spec/console2svg-session.md and the `session` part of
 //! shared/spec/console2svg-contract.md.
 
 pub mod agent_status;
 pub mod client;
+pub mod events;
 pub mod inspect;
 pub mod journal;
 pub mod paths;
 pub mod protocol;
 pub mod server;
 pub mod session;
+pub mod stall;
 pub mod termio;

@@ -231,6 +231,14 @@ pub enum Request {
     },
     /// A `termio sessions` verb (see `host::termio`); its reply is the termio contract's.
     Termio(super::termio::TermioRequest),
+    /// Turns the connection into an event stream (see [`super::events`]): session summaries
+    /// as they change, closed sessions and focus moves, after a roster of the present ones.
+    Subscribe,
+    /// Turns the connection into a stream of the session's screens as they change, until the
+    /// session ends (see [`super::events::serve_attach`]).
+    Attach {
+        id: String,
+    },
 }
 
 /// Parses a duration: `500ms`, `2s`, `3m`, `1h`, or a bare number of seconds (fractions

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{json, Value};
 
+use super::events::{self, Hub, MONITOR_TICK};
 use super::journal::Entry;
 use super::paths;
 use super::protocol::{ErrorCode, HostError, Request, MAX_REQUEST_BYTES};
@@ -55,6 +56,8 @@ fn idle_limit() -> Duration {
 /// The registry and everything the request loop needs.
 struct Host {
     sessions: HashMap<String, Arc<Session>>,
+    /// Watches the sessions and pushes their changes to subscribers.
+    hub: Arc<Hub>,
     /// Ids whose retention ran out.
     expired: HashSet<String>,
     idle_since: Option<Instant>,
@@ -77,6 +80,8 @@ pub fn run() -> Result<(), String> {
         .map_err(|e| format!("cannot bind {}: {e}", socket.display()))?;
     std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))
         .map_err(|e| format!("cannot restrict {}: {e}", socket.display()))?;
+    // Heal the installed `termio` agent skill while session control is on; never fatal.
+    crate::termio::skill::reassert_at_host_start();
     let (jobs, inbox) = mpsc::channel::<Job>();
     let idle = idle_limit();
     let worker_socket = socket.clone();
@@ -109,6 +114,8 @@ enum Outcome {
     Now(Value),
     /// The reply, computed by the connection thread.
     Later(Later),
+    /// The connection becomes a stream served by this function (subscriptions, attach).
+    Stream(Box<dyn FnOnce(UnixStream) + Send>),
 }
 
 /// A request on its way to the worker, with where its outcome goes.
@@ -129,6 +136,7 @@ fn connection(stream: UnixStream, jobs: Sender<Job>) {
         return;
     }
     let reply = match rx.recv() {
+        Ok(Ok(Outcome::Stream(serve))) => return serve(stream),
         Ok(Ok(Outcome::Now(v))) => v,
         Ok(Ok(Outcome::Later(work))) => work().unwrap_or_else(|e| e.envelope()),
         Ok(Err(e)) => e.envelope(),
@@ -148,8 +156,18 @@ fn connection(stream: UnixStream, jobs: Sender<Job>) {
 /// behind it); sweeps retention and stale waiters; returns when the host has been idle for
 /// `idle`.
 fn worker(inbox: Receiver<Job>, idle: Duration) {
+    let hub = Arc::new(Hub::default());
+    let monitor = hub.clone();
+    // The monitor: publishes summary changes to subscribers. It lives as long as the host.
+    let _ = std::thread::Builder::new()
+        .name("host-monitor".into())
+        .spawn(move || loop {
+            std::thread::sleep(MONITOR_TICK);
+            monitor.tick();
+        });
     let mut host = Host {
         sessions: HashMap::new(),
+        hub,
         expired: HashSet::new(),
         idle_since: Some(Instant::now()),
     };
@@ -195,7 +213,9 @@ impl Host {
         for s in self.sessions.values() {
             s.drop_stale_waiters(STALE_WAITER);
         }
-        if self.sessions.is_empty() {
+        // Every change of the registry (by any request or by retention) reaches subscribers.
+        self.hub.sync(&self.sessions);
+        if self.sessions.is_empty() && self.hub.subscribers() == 0 {
             self.idle_since.get_or_insert_with(Instant::now);
         } else {
             self.idle_since = None;
@@ -246,7 +266,8 @@ impl Host {
                     "width": launch.width,
                     "height": launch.height,
                 });
-                self.sessions.insert(session.id.clone(), Arc::new(session));
+                let session = Arc::new(session);
+                self.sessions.insert(session.id.clone(), session);
                 self.idle_since = None;
                 now(reply)
             }
@@ -459,7 +480,23 @@ impl Host {
                 let s = self.session(&id)?;
                 now(json!({"schemaVersion": 1, "sessionId": s.id, "entries": s.journal()}))
             }
-            Request::Termio(r) => Ok(Outcome::Later(super::termio::handle(&mut self.sessions, r))),
+            Request::Termio(r) => Ok(Outcome::Later(super::termio::handle(
+                &mut self.sessions,
+                &self.hub,
+                r,
+            ))),
+            Request::Subscribe => {
+                let subscription = self.hub.subscribe();
+                Ok(Outcome::Stream(Box::new(move |stream| {
+                    events::serve_subscription(stream, subscription)
+                })))
+            }
+            Request::Attach { id } => {
+                let s = self.session(&id)?;
+                Ok(Outcome::Stream(Box::new(move |stream| {
+                    events::serve_attach(stream, s)
+                })))
+            }
         }
     }
 }

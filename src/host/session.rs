@@ -608,6 +608,21 @@ impl Session {
         }
     }
 
+    /// Blocks until the screen version differs from `seen`, the session has ended, or
+    /// `timeout` passes; returns the version and state then.
+    pub fn wait_for_change(&self, seen: u64, timeout: Duration) -> (u64, State) {
+        let end = Instant::now() + timeout;
+        let mut g = self.lock();
+        while g.version == seen && g.state == State::Running {
+            let now = Instant::now();
+            if now >= end {
+                break;
+            }
+            self.shared.1.wait_for(&mut g, end - now);
+        }
+        (g.version, g.state)
+    }
+
     /// The viewport snapshot and the scrollback row count.
     pub fn snapshot(&self) -> (Screen, usize, u64) {
         let g = self.lock();

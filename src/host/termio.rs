@@ -21,6 +21,7 @@ use std::time::{Duration, Instant, SystemTime};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::events::Hub;
 use super::protocol::{ErrorCode, HostError};
 use super::session::{Session, Shared, State};
 use crate::pty::SpawnSpec;
@@ -321,6 +322,16 @@ pub enum TermioRequest {
         /// Links, uuids, id prefixes or titles.
         targets: Vec<String>,
     },
+    /// Brings `target` to the front of the caller's project: attach front ends showing the
+    /// project switch to it. Without a target, replies with the session in front now (else
+    /// the project's newest session, which is then focused). The reply is
+    /// [`reply::Focused`].
+    Focus {
+        /// Who asks.
+        caller: Caller,
+        /// A link, uuid, id prefix or title; `None` asks what is in front.
+        target: Option<String>,
+    },
     /// Starts an agent session: `<shell> -i` in the caller's project, the agent's command typed
     /// once the shell is ready, `prompt` (with a provenance envelope when the caller is a
     /// session) typed once the agent is ready. Replies with a [`SpawnOutcome`].
@@ -449,8 +460,12 @@ fn now_err(e: Error) -> Deferred {
 /// Handles one termio request against the registry. Registry changes (a new session, closed
 /// ones removed) happen here; everything slow or blocking is returned for the connection's
 /// own thread. Termio errors are replies (the contract's error shape), never `HostError`s.
-pub fn handle(sessions: &mut HashMap<String, Arc<Session>>, request: TermioRequest) -> Deferred {
-    match handle_inner(sessions, request) {
+pub fn handle(
+    sessions: &mut HashMap<String, Arc<Session>>,
+    hub: &Hub,
+    request: TermioRequest,
+) -> Deferred {
+    match handle_inner(sessions, hub, request) {
         Ok(d) => d,
         Err(e) => now_err(e),
     }
@@ -458,10 +473,46 @@ pub fn handle(sessions: &mut HashMap<String, Arc<Session>>, request: TermioReque
 
 fn handle_inner(
     sessions: &mut HashMap<String, Arc<Session>>,
+    hub: &Hub,
     request: TermioRequest,
 ) -> Result<Deferred, Error> {
     let registry = Registry::load().unwrap_or_default();
     match request {
+        TermioRequest::Focus { caller, target } => {
+            let project = project_for(sessions, &caller, &registry)?;
+            let scope = project.to_string_lossy().into_owned();
+            let s = match target {
+                Some(t) => resolve(sessions, &caller, &t, &registry)?,
+                None => {
+                    let mine = in_project(sessions, &project, &registry);
+                    let front = hub
+                        .focused(&scope)
+                        .and_then(|id| mine.iter().find(|s| s.id == id).cloned());
+                    match front {
+                        Some(s) => s,
+                        None => mine
+                            .into_iter()
+                            .max_by_key(|s| (s.termio.created_at(), s.id.clone()))
+                            .ok_or_else(|| {
+                                Error::new(
+                                    Code::NoTarget,
+                                    "no session to show: this project has none (start one with \
+                                     `termio sessions run`)",
+                                )
+                            })?,
+                    }
+                }
+            };
+            hub.focus(&scope, &s.id);
+            Ok(Box::new(move || {
+                Ok(json(&Success::new(reply::Focused {
+                    focused: link_of(&s),
+                    title: title_of(&s),
+                    project: scope,
+                    session: s.id.clone(),
+                })))
+            }))
+        }
         TermioRequest::List { caller } => {
             let project = project_for(sessions, &caller, &registry)?;
             let mut mine = in_project(sessions, &project, &registry);

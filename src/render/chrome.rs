@@ -866,25 +866,28 @@ pub fn draw(out: &mut String, frame: &Frame, x: f32, y: f32, w: f32, h: f32) {
                 out.push_str("/>");
             }
             Element::Text(t) => {
+                // Inline style, not presentation attributes: the grid's `text{…}` CSS rule
+                // outranks attributes, and would paint a frame label in the grid's font and
+                // foreground colour.
                 out.push_str("<text");
                 attr_num(out, "x", px(t.x));
                 attr_num(out, "y", py(t.y));
-                out.push_str(" fill=\"");
+                out.push_str(" style=\"fill:");
                 push_color(out, t.fill);
-                out.push('"');
                 if let Some(f) = &t.font_family {
-                    out.push_str(" font-family=\"");
-                    push_attr(out, f);
-                    out.push('"');
+                    out.push_str(";font-family:");
+                    push_attr(out, &super::css_escape(f));
                 }
                 if let Some(s) = t.font_size {
-                    attr_num(out, "font-size", s);
+                    out.push_str(";font-size:");
+                    push_num(out, s);
+                    out.push_str("px");
                 }
                 if let Some(wt) = &t.font_weight {
-                    out.push_str(" font-weight=\"");
-                    push_attr(out, wt);
-                    out.push('"');
+                    out.push_str(";font-weight:");
+                    push_attr(out, &super::css_escape(wt));
                 }
+                out.push('"');
                 match t.anchor {
                     Some(TextAnchor::Middle) => out.push_str(" text-anchor=\"middle\""),
                     Some(TextAnchor::End) => out.push_str(" text-anchor=\"end\""),
@@ -1122,7 +1125,7 @@ mod tests {
     fn cyberpunk_label_and_brackets() {
         let s = draw_at("cyberpunk", 0.0, 0.0, 882.0, 217.0);
         assert!(s.contains(
-            r##"<text x="44" y="23" fill="#ff65b1" font-family="monospace" font-size="11" font-weight="bold">SYS://NEON-TERMINAL</text>"##
+            r##"<text x="44" y="23" style="fill:#ff65b1;font-family:monospace;font-size:11px;font-weight:bold">SYS://NEON-TERMINAL</text>"##
         ), "{s}");
         assert!(s.contains(r##"<rect x="1" y="1" width="880" height="215" fill="#090b1a" stroke="#27e8ff" stroke-width="1.5"/>"##), "{s}");
         assert!(
@@ -1164,7 +1167,7 @@ mod tests {
         draw(&mut s, &fr, 0.0, 0.0, 100.0, 40.0);
         assert_eq!(
             s,
-            r##"<text x="95" y="40" fill="#ffffff" text-anchor="end">a&lt;b</text>"##
+            r##"<text x="95" y="40" style="fill:#ffffff" text-anchor="end">a&lt;b</text>"##
         );
     }
 

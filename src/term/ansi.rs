@@ -57,14 +57,17 @@ fn color(p: &mut String, c: Color, base: u8, bright: u8, extended: u8) {
 
 /// Paints the viewport of `screen` into a terminal region of `rows` × `cols` cells whose
 /// top-left corner is at terminal row `top` (0-based), clearing what it covers. When the screen
-/// is taller than the region, its bottom rows are shown (the part with the prompt); columns
-/// beyond `cols` are cut. The cursor is left where the session's cursor is, if that is inside
+/// is taller than the region, the rows shown are the top ones scrolled just enough to include
+/// the cursor's row (where a shell's prompt or a program's input is); columns beyond `cols`
+/// are cut. The cursor is left where the session's cursor is, if that is inside
 /// the region, with its DECSCUSR shape; otherwise it is hidden.
 pub fn paint(screen: &Screen, top: usize, rows: usize, cols: usize) -> Vec<u8> {
     let mut out = String::from("\x1b[?25l");
     let first = screen.scrollback_rows;
     let viewport = &screen.rows[first.min(screen.rows.len())..];
-    let skip = viewport.len().saturating_sub(rows);
+    let skip = (screen.cursor.row + 1)
+        .saturating_sub(rows)
+        .min(viewport.len().saturating_sub(rows));
     for r in 0..rows {
         let _ = write!(out, "\x1b[{};1H\x1b[0m", top + r + 1);
         if let Some(row) = viewport.get(skip + r) {
@@ -154,7 +157,22 @@ mod tests {
         );
     }
 
-    /// A screen taller than the region shows its bottom rows, below the region's top.
+    /// A screen taller than the region shows the rows up to the cursor's, below the region's
+    /// top; with the cursor near the top, the top rows.
+    #[test]
+    fn a_short_region_scrolls_to_the_cursor_row() {
+        let original = screen("one\r\ntwo", 10, 5);
+        let painted = screen(
+            std::str::from_utf8(&paint(&original, 0, 3, 10)).unwrap(),
+            10,
+            3,
+        );
+        assert_eq!(painted.row_text(0), "one");
+        assert_eq!(painted.row_text(1), "two");
+        assert_eq!((painted.cursor.row, painted.cursor.col), (1, 3));
+    }
+
+    /// A screen taller than the region with the cursor on its last row shows its bottom rows.
     #[test]
     fn a_short_region_shows_the_bottom_rows() {
         let original = screen("one\r\ntwo\r\nthree", 10, 3);

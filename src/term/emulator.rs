@@ -114,6 +114,7 @@ pub struct Emulator {
     sniffer: Sniffer,
     program_status: Option<ProgramStatus>,
     status_reports: u64,
+    line_feeds: u64,
     progress: Option<(u64, u8)>,
 }
 
@@ -142,6 +143,7 @@ impl Emulator {
             bells: 0,
             sniffer: Sniffer::default(),
             program_status: None,
+            line_feeds: 0,
             status_reports: 0,
             progress: None,
         }
@@ -169,6 +171,7 @@ impl Emulator {
     /// order of the queries (a program probing OSC 7501 then DA1 gets the answers in that
     /// order).
     pub fn advance(&mut self, bytes: &[u8]) {
+        self.line_feeds += memchr::memchr_iter(b'\n', bytes).count() as u64;
         let mut from = 0;
         for (end, found) in self.sniffer.scan(bytes) {
             let end = end.max(from);
@@ -201,6 +204,13 @@ impl Emulator {
                 self.progress = Some((n + 1, state));
             }
         }
+    }
+
+    /// How many LF bytes (0x0A) the program has written since the start: a monotonic measure
+    /// of line output (a log streaming by), unlike redraws in place (a spinner, a TUI frame
+    /// drawn with cursor moves). Used by the stall alarm (`host::stall`).
+    pub fn line_feeds(&self) -> u64 {
+        self.line_feeds
     }
 
     /// The program's last OSC 7501 status report, if it sent one.

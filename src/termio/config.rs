@@ -3,6 +3,7 @@
 //!
 //! `session_control: false` turns the `termio sessions` verbs off: each then fails with
 //! `disabled` (the spec's Settings ▸ Agents ▸ Session control switch). Absent, it is on.
+//! `stall_after` and `stall_lines` set the stall alarm's thresholds (`host::stall`).
 
 use std::path::PathBuf;
 
@@ -26,6 +27,12 @@ pub fn config_file() -> Option<PathBuf> {
 pub struct Config {
     /// Whether `termio sessions` is enabled (default true).
     pub session_control: Option<bool>,
+    /// Quiet time before the stall alarm (`20m`, `90s`, `500ms`; default 20 min). See
+    /// `host::stall`.
+    pub stall_after: Option<String>,
+    /// Transcript or output growth, in lines, that counts as progress for the stall alarm
+    /// (default 10).
+    pub stall_lines: Option<u64>,
 }
 
 impl Config {

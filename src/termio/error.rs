@@ -3,7 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The stable error codes termio produces (the contract's list).
+/// The stable error codes termio produces (the contract's list), plus the installers'
+/// `bad_config` and `io_error` (`termio hooks …`, `termio skill …`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Code {
@@ -33,7 +34,8 @@ pub enum Code {
     PromptStalled,
     /// `--wait` only: the session ended during the wait.
     SessionClosed,
-    /// `--agent` names no known agent, or the agents file is invalid.
+    /// `--agent` names no known agent, or the agents file is invalid (also `termio hooks
+    /// --agent vim`).
     BadAgent,
     /// No agent given, the caller is no agent session, and the agents file names no default.
     NoAgent,
@@ -41,6 +43,11 @@ pub enum Code {
     WrongAgent,
     /// `--wait` only: the agent exited back to its shell during the wait.
     AgentGone,
+    /// Installers only: an agent's config file that does not parse or has the wrong shape; it is
+    /// left byte-identical.
+    BadConfig,
+    /// Installers only: reading or writing a file failed, or `HOME` is unset.
+    IoError,
 }
 
 impl Code {
@@ -60,6 +67,8 @@ impl Code {
             Code::PromptStalled => "prompt_stalled",
             Code::SessionClosed => "session_closed",
             Code::BadAgent => "bad_agent",
+            Code::BadConfig => "bad_config",
+            Code::IoError => "io_error",
             Code::NoAgent => "no_agent",
             Code::WrongAgent => "wrong_agent",
             Code::AgentGone => "agent_gone",

@@ -189,6 +189,21 @@ pub struct Closed {
     pub title: String,
 }
 
+/// `focus`: the session now in front (what `termio attach` shows).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Focused {
+    /// The focused session's link.
+    pub focused: String,
+    /// Its title.
+    pub title: String,
+    /// The project it was focused in (the scope attach follows). An addition to the
+    /// contract's `focused`.
+    pub project: String,
+    /// The host's session id (`s_…`, what the host's attach stream takes). An addition to
+    /// the contract's `focused`.
+    pub session: String,
+}
+
 /// `termio [path]`: a folder registered as a project.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Registered {

@@ -328,6 +328,58 @@ pub fn send(
     Ok(SendReply::Waited(waited))
 }
 
+/// `focus <link>`: brings the session to the front of the project (attach front ends switch
+/// to it). With `None` (what `termio attach` without a link asks), replies with the session
+/// in front, else the project's newest one.
+///
+/// Errors: `no_target` (no link and no session in the project), `not_found`, `ambiguous`,
+/// `no_scope`, `not_live`.
+pub fn focus(ctx: &Ctx, target: Option<&str>) -> Result<Success<reply::Focused>, Error> {
+    if let Some(t) = target {
+        need_target(t)?;
+    }
+    ctx.request(TermioRequest::Focus {
+        caller: ctx.caller.clone(),
+        target: target.map(str::to_string),
+    })
+}
+
+/// `watch`: streams the caller's project's status changes to stdout until Ctrl-C (exit code
+/// 0) or until the host goes away (2); see [`super::watch`].
+///
+/// Errors: `bad_request` for an unknown `--state`; `no_scope`, `not_live` when the project
+/// cannot be resolved or the host cannot be reached.
+pub fn watch(ctx: &Ctx, states: Option<&str>, snapshot: bool, json: bool) -> Result<i32, Error> {
+    let states = match states {
+        Some(list) => {
+            super::watch::parse_states(list).map_err(|m| Error::new(Code::BadRequest, m))?
+        }
+        None => super::watch::DEFAULT_STATES
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+    };
+    let project = list(ctx)?.body.project;
+    let options = super::watch::WatchOptions {
+        project,
+        states,
+        snapshot,
+        json,
+    };
+    super::watch::run(&options, &mut std::io::stdout())
+        .map_err(|e| Error::new(Code::NotLive, format!("termio host: {}", e.message)))
+}
+
+/// `termio attach [link]`: focuses the target (or takes the session in front) and shows it
+/// live in this terminal until Ctrl-] (see [`super::attach`]).
+///
+/// Errors: as [`focus`]; `not_live` when the host goes away while attached.
+pub fn attach(ctx: &Ctx, target: Option<&str>) -> Result<(), Error> {
+    let front = focus(ctx, target)?.body;
+    super::attach::run(&front.project, front.session)
+        .map_err(|e| Error::new(Code::NotLive, format!("termio host: {}", e.message)))
+}
+
 /// `spawn "<prompt>" [--agent NAME]`: a new agent session in the caller's project: the
 /// user's shell with the agent started in it, the prompt typed once the agent is ready (after
 /// any trust dialog is answered). The agent is `--agent`'s, else the caller's own kind, else

@@ -1,0 +1,398 @@
+//! The stall alarm (shared/spec/termio-sessions.md, "Supervising with watch", "Stall alarm"):
+//! a session still `working` that has made no repository change and next-to-no progress for
+//! [`StallConfig::after`] (20 min by default) is reported once per quiet stretch as a
+//! `stalled` event with the detector's reasoning in `evidence`
+//! (`"working 42m, no repo change, transcript +3 lines"`).
+//!
+//! Progress is any of:
+//! - a repository change: the project's git HEAD, its `git status` entries, or the mtime or
+//!   size of a changed file moved (outside git: the mtimes and sizes of the project's files);
+//! - transcript growth of [`StallConfig::lines`] lines or more, for a session with a
+//!   transcript (an agent);
+//! - output of [`StallConfig::lines`] lines or more (LF bytes written to the PTY), for a
+//!   session without one: sustained output such as a long build streaming its log suppresses
+//!   the alarm, a spinner redrawn in place does not.
+//!
+//! Progress re-arms the alarm, and so does leaving `working`. The alarm never changes a
+//! session's status and never acts on the session: signal, never kill.
+
+use std::collections::hash_map::DefaultHasher;
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::termio::config::Config;
+
+/// Quiet time after which a working session is reported, when the config does not say.
+pub const DEFAULT_AFTER: Duration = Duration::from_secs(20 * 60);
+
+/// Lines of growth below which a transcript (or the output) counts as "next to no" growth.
+pub const DEFAULT_LINES: u64 = 10;
+
+/// Files hashed at most when the project is not a git repository.
+const WALK_LIMIT: usize = 20_000;
+
+/// The detector's thresholds, from the termio config file (`stall_after`: a duration like
+/// `20m`, `90s` or `500ms`; `stall_lines`: a line count).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StallConfig {
+    /// Quiet time before the alarm.
+    pub after: Duration,
+    /// Growth (transcript or output lines) that counts as progress.
+    pub lines: u64,
+}
+
+impl Default for StallConfig {
+    fn default() -> StallConfig {
+        StallConfig {
+            after: DEFAULT_AFTER,
+            lines: DEFAULT_LINES,
+        }
+    }
+}
+
+impl StallConfig {
+    /// Reads the thresholds from the termio config; anything missing or unreadable is the
+    /// default (the host must not fail over a config typo: `termio` verbs report it).
+    pub fn load() -> StallConfig {
+        let config = Config::load().unwrap_or_default();
+        let mut c = StallConfig::default();
+        if let Some(after) = config
+            .stall_after
+            .as_deref()
+            .and_then(|s| super::protocol::parse_duration(s).ok())
+            .filter(|d| !d.is_zero())
+        {
+            c.after = after;
+        }
+        if let Some(lines) = config.stall_lines {
+            c.lines = lines;
+        }
+        c
+    }
+
+    /// How often progress is measured: a quarter of [`Self::after`], between 100 ms and 30 s.
+    pub fn check_every(&self) -> Duration {
+        (self.after / 4).clamp(Duration::from_millis(100), Duration::from_secs(30))
+    }
+}
+
+/// What the detector needs to know about a session at one tick.
+#[derive(Debug, Clone)]
+pub struct Sample<'a> {
+    /// The termio status (`working`, `idle`, `done`, `needs-you`, `exited`).
+    pub status: &'a str,
+    /// The session's project directory.
+    pub project: &'a Path,
+    /// Its transcript, when it has one.
+    pub transcript: Option<&'a Path>,
+    /// LF bytes its program has written so far ([`crate::term::Emulator::line_feeds`]).
+    pub output_lines: u64,
+}
+
+/// One working stretch of one session.
+struct Track {
+    working_since: Instant,
+    /// Last progress (or the start of the stretch).
+    mark: Instant,
+    last_check: Instant,
+    transcript_at_mark: u64,
+    output_at_mark: u64,
+    repo_at_mark: u64,
+    fired: bool,
+}
+
+/// A transcript's line count, kept up to date by reading only what was appended.
+#[derive(Default)]
+struct LineCounter {
+    offset: u64,
+    lines: u64,
+}
+
+impl LineCounter {
+    fn update(&mut self, path: &Path) -> u64 {
+        let Ok(mut f) = std::fs::File::open(path) else {
+            return self.lines;
+        };
+        let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+        if len < self.offset {
+            // Rewritten from scratch: count again.
+            *self = LineCounter::default();
+        }
+        if f.seek(SeekFrom::Start(self.offset)).is_ok() {
+            let mut buf = Vec::new();
+            if f.read_to_end(&mut buf).is_ok() {
+                self.lines += memchr::memchr_iter(b'\n', &buf).count() as u64;
+                self.offset += buf.len() as u64;
+            }
+        }
+        self.lines
+    }
+}
+
+/// The stall detector: one per host, fed every session's [`Sample`] at each monitor tick.
+pub struct Detector {
+    config: StallConfig,
+    tracks: HashMap<String, Track>,
+    transcripts: HashMap<PathBuf, LineCounter>,
+}
+
+impl Detector {
+    /// A detector with `config`'s thresholds.
+    pub fn new(config: StallConfig) -> Detector {
+        Detector {
+            config,
+            tracks: HashMap::new(),
+            transcripts: HashMap::new(),
+        }
+    }
+
+    /// Observes session `id` at `now`; returns the `evidence` when its quiet stretch has just
+    /// passed the threshold (once per stretch). May run `git` in the project (at most once per
+    /// [`StallConfig::check_every`] per working session), so call it outside any lock.
+    pub fn observe(&mut self, id: &str, sample: &Sample, now: Instant) -> Option<String> {
+        if sample.status != "working" {
+            self.tracks.remove(id);
+            return None;
+        }
+        let transcript = sample.transcript.map(|t| {
+            self.transcripts
+                .entry(t.to_path_buf())
+                .or_default()
+                .update(t)
+        });
+        let track = match self.tracks.get_mut(id) {
+            Some(t) => t,
+            None => {
+                let t = Track {
+                    working_since: now,
+                    mark: now,
+                    last_check: now,
+                    transcript_at_mark: transcript.unwrap_or(0),
+                    output_at_mark: sample.output_lines,
+                    repo_at_mark: repo_fingerprint(sample.project),
+                    fired: false,
+                };
+                self.tracks.insert(id.to_string(), t);
+                return None;
+            }
+        };
+        if now.duration_since(track.last_check) < self.config.check_every() {
+            return None;
+        }
+        track.last_check = now;
+        let repo = repo_fingerprint(sample.project);
+        let grown = match transcript {
+            Some(lines) => lines.saturating_sub(track.transcript_at_mark),
+            None => sample.output_lines.saturating_sub(track.output_at_mark),
+        };
+        if repo != track.repo_at_mark || grown >= self.config.lines {
+            track.mark = now;
+            track.repo_at_mark = repo;
+            track.transcript_at_mark = transcript.unwrap_or(0);
+            track.output_at_mark = sample.output_lines;
+            track.fired = false;
+            return None;
+        }
+        if track.fired || now.duration_since(track.mark) < self.config.after {
+            return None;
+        }
+        track.fired = true;
+        let what = if transcript.is_some() {
+            "transcript"
+        } else {
+            "output"
+        };
+        Some(format!(
+            "working {}, no repo change, {what} +{grown} lines",
+            human(now.duration_since(track.working_since))
+        ))
+    }
+
+    /// Keeps only the sessions for which `keep(id)` holds (the ones still in the registry),
+    /// and the transcripts they use.
+    pub fn retain(&mut self, keep: impl Fn(&str) -> bool) {
+        self.tracks.retain(|id, _| keep(id));
+    }
+}
+
+/// `42m`, `1h05m`, `45s`, `800ms`: a duration the way the evidence states it.
+pub fn human(d: Duration) -> String {
+    let s = d.as_secs();
+    if s == 0 {
+        format!("{}ms", d.as_millis())
+    } else if s < 60 {
+        format!("{s}s")
+    } else if s < 3600 {
+        format!("{}m", s / 60)
+    } else {
+        format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
+    }
+}
+
+/// A hash of the project's state: in a git work tree, HEAD plus `git status --porcelain`
+/// plus the mtime and size of every file it lists (so editing an already-modified file
+/// counts); elsewhere the mtimes and sizes of up to [`WALK_LIMIT`] files (skipping `.git`,
+/// `target` and `node_modules`).
+pub fn repo_fingerprint(dir: &Path) -> u64 {
+    let mut h = DefaultHasher::new();
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| o.stdout)
+    };
+    if let Some(status) = git(&["status", "--porcelain=v1", "-z", "--untracked-files=all"]) {
+        git(&["rev-parse", "HEAD"]).hash(&mut h);
+        status.hash(&mut h);
+        for entry in status.split(|&b| b == 0).filter(|e| e.len() > 3) {
+            let path = dir.join(String::from_utf8_lossy(&entry[3..]).as_ref());
+            stat(&path).hash(&mut h);
+        }
+        return h.finish();
+    }
+    let mut stack = vec![dir.to_path_buf()];
+    let mut seen = 0;
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+        entries.sort();
+        for p in entries {
+            seen += 1;
+            if seen > WALK_LIMIT {
+                return h.finish();
+            }
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if p.is_dir() {
+                if !matches!(name, ".git" | "target" | "node_modules") && !p.is_symlink() {
+                    stack.push(p);
+                }
+            } else {
+                p.hash(&mut h);
+                stat(&p).hash(&mut h);
+            }
+        }
+    }
+    h.finish()
+}
+
+fn stat(path: &Path) -> Option<(std::time::SystemTime, u64)> {
+    let m = std::fs::symlink_metadata(path).ok()?;
+    Some((m.modified().ok()?, m.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(ms: u64) -> StallConfig {
+        StallConfig {
+            after: Duration::from_millis(ms),
+            lines: 10,
+        }
+    }
+
+    #[test]
+    fn fires_once_per_quiet_stretch_and_rearms_on_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut d = Detector::new(config(1000));
+        let t0 = Instant::now();
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        let s = |status, out| Sample {
+            status,
+            project: dir.path(),
+            transcript: None,
+            output_lines: out,
+        };
+        assert_eq!(d.observe("a", &s("working", 0), at(0)), None);
+        assert_eq!(d.observe("a", &s("working", 3), at(900)), None);
+        assert_eq!(
+            d.observe("a", &s("working", 3), at(1300)).as_deref(),
+            Some("working 1s, no repo change, output +3 lines")
+        );
+        assert_eq!(d.observe("a", &s("working", 3), at(2600)), None, "once");
+        // Sustained output re-arms; the next quiet stretch fires again.
+        assert_eq!(d.observe("a", &s("working", 40), at(2900)), None);
+        assert_eq!(d.observe("a", &s("working", 40), at(3500)), None);
+        assert!(d.observe("a", &s("working", 41), at(4200)).is_some());
+        // Leaving working re-arms too.
+        assert_eq!(d.observe("a", &s("done", 41), at(4300)), None);
+        assert_eq!(d.observe("a", &s("working", 41), at(4400)), None);
+        assert_eq!(d.observe("a", &s("working", 41), at(5000)), None);
+    }
+
+    #[test]
+    fn a_repo_change_is_progress() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut d = Detector::new(config(1000));
+        let t0 = Instant::now();
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        let s = Sample {
+            status: "working",
+            project: dir.path(),
+            transcript: None,
+            output_lines: 0,
+        };
+        d.observe("a", &s, at(0));
+        std::fs::write(dir.path().join("new.txt"), "x").unwrap();
+        assert_eq!(d.observe("a", &s, at(900)), None);
+        assert_eq!(
+            d.observe("a", &s, at(1300)),
+            None,
+            "the change moved the mark"
+        );
+        assert!(d.observe("a", &s, at(2000)).is_some());
+    }
+
+    #[test]
+    fn transcript_growth_counts_lines_appended() {
+        let project = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let t = elsewhere.path().join("t.jsonl");
+        std::fs::write(&t, "{}\n{}\n").unwrap();
+        let mut d = Detector::new(config(1000));
+        let t0 = Instant::now();
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        let s = Sample {
+            status: "working",
+            project: project.path(),
+            transcript: Some(&t),
+            output_lines: 0,
+        };
+        d.observe("a", &s, at(0));
+        // Three lines appended: next to nothing. Output does not count for a session with a
+        // transcript (an agent's TUI redraws are not progress).
+        std::fs::write(&t, "{}\n{}\n{}\n{}\n{}\n").unwrap();
+        let s = Sample {
+            output_lines: 500,
+            ..s
+        };
+        assert_eq!(
+            d.observe("a", &s, at(1300)).as_deref(),
+            Some("working 1s, no repo change, transcript +3 lines")
+        );
+        // Ten more lines: progress.
+        std::fs::write(&t, "{}\n".repeat(15)).unwrap();
+        assert_eq!(d.observe("a", &s, at(1600)), None);
+        assert_eq!(d.observe("a", &s, at(2000)), None);
+    }
+
+    #[test]
+    fn durations_read_like_the_spec() {
+        assert_eq!(human(Duration::from_secs(42 * 60 + 5)), "42m");
+        assert_eq!(human(Duration::from_secs(3900)), "1h05m");
+        assert_eq!(human(Duration::from_secs(45)), "45s");
+        assert_eq!(human(Duration::from_millis(800)), "800ms");
+    }
+}

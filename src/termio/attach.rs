@@ -1,0 +1,297 @@
+//! `termio attach [link]`: the human front end. Shows the focused session of the caller's
+//! project live in the current terminal (a header row, then the session's screen), forwards
+//! every keystroke to it, follows `termio sessions focus` from anywhere, and detaches on
+//! [`DETACH_KEY`] (Ctrl-]), leaving the session running.
+//!
+//! Built on two host streams ([`crate::host::events`]): a subscription (focus moves, titles,
+//! closed sessions) and an attach stream of the shown session's screens, repainted with
+//! [`crate::term::ansi::paint`].
+
+use std::io::{Read, Write};
+use std::os::fd::AsFd;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, Sender};
+use std::sync::Arc;
+use std::time::Duration;
+
+use rustix::termios::{self, OptionalActions, Termios};
+use serde_json::Value;
+
+use crate::host::client::{self, StreamEnd};
+use crate::host::protocol::{HostError, Request};
+use crate::term::keys::Input;
+use crate::term::{ansi, Screen};
+
+/// The byte that detaches: Ctrl-] (GS, 0x1d), as in telnet.
+pub const DETACH_KEY: u8 = 0x1d;
+
+enum Msg {
+    Input(Vec<u8>),
+    InputClosed,
+    Frame {
+        generation: u64,
+        screen: Box<Screen>,
+    },
+    Ended {
+        generation: u64,
+    },
+    Event(Value),
+    HostGone,
+}
+
+/// Restores the terminal's mode and screen when dropped.
+struct TerminalGuard {
+    saved: Option<Termios>,
+}
+
+impl TerminalGuard {
+    fn enter() -> TerminalGuard {
+        let stdin = std::io::stdin();
+        let saved = termios::tcgetattr(stdin.as_fd()).ok();
+        if let Some(t) = &saved {
+            let mut raw = t.clone();
+            raw.make_raw();
+            let _ = termios::tcsetattr(stdin.as_fd(), OptionalActions::Now, &raw);
+        }
+        // Alternate screen, so the user's scrollback is left as it was.
+        print_bytes(b"\x1b[?1049h\x1b[2J");
+        TerminalGuard { saved }
+    }
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        print_bytes(b"\x1b[0m\x1b[?25h\x1b[0 q\x1b[?1049l");
+        if let Some(t) = &self.saved {
+            let _ = termios::tcsetattr(std::io::stdin().as_fd(), OptionalActions::Now, t);
+        }
+    }
+}
+
+fn print_bytes(bytes: &[u8]) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(bytes);
+    let _ = out.flush();
+}
+
+/// The terminal's size in cells (rows, cols); 24 × 80 when it cannot be read.
+fn terminal_size() -> (usize, usize) {
+    match termios::tcgetwinsize(std::io::stdout().as_fd()) {
+        Ok(w) if w.ws_row > 0 && w.ws_col > 0 => (w.ws_row as usize, w.ws_col as usize),
+        _ => (24, 80),
+    }
+}
+
+/// Streams the screens of session `id` into `tx`, tagged with `generation`, until the
+/// session ends, the stream breaks, or `shown` moves on to another generation.
+fn follow(id: String, generation: u64, shown: Arc<AtomicU64>, tx: Sender<Msg>) {
+    std::thread::spawn(move || {
+        let Ok((_, mut stream)) = client::open_stream(&Request::Attach { id }) else {
+            let _ = tx.send(Msg::Ended { generation });
+            return;
+        };
+        while shown.load(Ordering::SeqCst) == generation {
+            match stream.next(Duration::from_secs(1)) {
+                Ok(v) if v["event"] == "screen" => {
+                    let Ok(screen) = serde_json::from_value::<Screen>(v["screen"].clone()) else {
+                        continue;
+                    };
+                    let msg = Msg::Frame {
+                        generation,
+                        screen: Box::new(screen),
+                    };
+                    if tx.send(msg).is_err() {
+                        return;
+                    }
+                }
+                Ok(v) if v["event"] == "ended" => break,
+                Ok(_) | Err(StreamEnd::Quiet) => {}
+                Err(StreamEnd::Closed) => break,
+            }
+        }
+        let _ = tx.send(Msg::Ended { generation });
+    });
+}
+
+/// The header row: what is shown and how to leave.
+fn header(title: &str, link: &str, ended: bool, cols: usize) -> Vec<u8> {
+    let state = if ended { " (ended)" } else { "" };
+    let text = format!(" termio attach │ {title}{state} │ {link} │ Ctrl-] detaches ");
+    let clipped: String = text.chars().take(cols).collect();
+    format!("\x1b[1;1H\x1b[0;7m{clipped}\x1b[K\x1b[0m").into_bytes()
+}
+
+/// Attaches the current terminal to session `shown` (a host session id, focused in
+/// `project` by the caller: see the termio `focus` request) and follows the project's focus
+/// until the user presses [`DETACH_KEY`] or stdin closes (both `Ok`).
+///
+/// Errors: the host's error when it cannot be reached or goes away while attached.
+pub fn run(project: &str, shown: String) -> Result<(), HostError> {
+    let (_, mut events) = client::open_stream(&Request::Subscribe)?;
+    // Read the roster: titles and links of the project's sessions, and the current focus.
+    let mut entries: std::collections::HashMap<String, Value> = Default::default();
+    let mut focused = Some(shown);
+    let (tx, rx) = mpsc::channel::<Msg>();
+    loop {
+        match events.next(Duration::from_millis(200)) {
+            Ok(v) if v["snapshot"] == true => absorb(&v, project, &mut entries, &mut focused),
+            Ok(v) => {
+                // Live already: hand it to the main loop below.
+                let _ = tx.send(Msg::Event(v));
+                break;
+            }
+            Err(StreamEnd::Quiet) => break,
+            Err(StreamEnd::Closed) => {
+                return Err(HostError::new(
+                    crate::host::protocol::ErrorCode::HostUnavailable,
+                    "the host closed the stream",
+                ))
+            }
+        }
+    }
+    let mut current = focused.expect("set above; absorb only replaces it");
+    let events_tx = tx.clone();
+    std::thread::spawn(move || loop {
+        match events.next(Duration::from_secs(3600)) {
+            Ok(v) => {
+                if events_tx.send(Msg::Event(v)).is_err() {
+                    return;
+                }
+            }
+            Err(StreamEnd::Quiet) => {}
+            Err(StreamEnd::Closed) => {
+                let _ = events_tx.send(Msg::HostGone);
+                return;
+            }
+        }
+    });
+    let input_tx = tx.clone();
+    std::thread::spawn(move || {
+        let mut stdin = std::io::stdin().lock();
+        let mut buf = [0u8; 4096];
+        loop {
+            match stdin.read(&mut buf) {
+                Ok(0) | Err(_) => {
+                    let _ = input_tx.send(Msg::InputClosed);
+                    return;
+                }
+                Ok(n) => {
+                    if input_tx.send(Msg::Input(buf[..n].to_vec())).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    });
+
+    let _guard = TerminalGuard::enter();
+    let mut generation = 0;
+    let mut ended = false;
+    let mut last: Option<Box<Screen>> = None;
+    let shown = Arc::new(AtomicU64::new(generation));
+    follow(current.clone(), generation, shown.clone(), tx.clone());
+    let paint = |screen: Option<&Screen>,
+                 id: &str,
+                 ended: bool,
+                 entries: &std::collections::HashMap<String, Value>| {
+        let (rows, cols) = terminal_size();
+        let entry = entries.get(id);
+        let title = entry
+            .and_then(|e| e["title"].as_str())
+            .unwrap_or(id)
+            .to_string();
+        let link = entry.and_then(|e| e["link"].as_str()).unwrap_or("");
+        let mut out = header(&title, link, ended, cols);
+        if let Some(s) = screen {
+            out.extend(ansi::paint(s, 1, rows.saturating_sub(1), cols));
+        }
+        print_bytes(&out);
+    };
+    for msg in rx {
+        match msg {
+            Msg::Input(bytes) => {
+                let (keep, detach) = match bytes.iter().position(|&b| b == DETACH_KEY) {
+                    Some(i) => (&bytes[..i], true),
+                    None => (&bytes[..], false),
+                };
+                if !keep.is_empty() && !ended {
+                    let hex: String = keep.iter().map(|b| format!("{b:02x}")).collect();
+                    // A session that just ended refuses input; the header already says so.
+                    let _ = client::request(&Request::Send {
+                        id: current.clone(),
+                        inputs: vec![Input::RawHex(hex)],
+                    });
+                }
+                if detach {
+                    return Ok(());
+                }
+            }
+            Msg::InputClosed => return Ok(()),
+            Msg::Frame {
+                generation: g,
+                screen,
+            } if g == generation => {
+                paint(Some(&screen), &current, ended, &entries);
+                last = Some(screen);
+            }
+            Msg::Frame { .. } => {}
+            Msg::Ended { generation: g } if g == generation => {
+                ended = true;
+                paint(last.as_deref(), &current, ended, &entries);
+            }
+            Msg::Ended { .. } => {}
+            Msg::Event(v) => {
+                let mut next = Some(current.clone());
+                absorb(&v, project, &mut entries, &mut next);
+                match next {
+                    Some(id) if id != current => {
+                        current = id;
+                        generation += 1;
+                        shown.store(generation, Ordering::SeqCst);
+                        ended = false;
+                        last = None;
+                        print_bytes(b"\x1b[0m\x1b[2J");
+                        follow(current.clone(), generation, shown.clone(), tx.clone());
+                    }
+                    _ => paint(last.as_deref(), &current, ended, &entries),
+                }
+            }
+            Msg::HostGone => {
+                return Err(HostError::new(
+                    crate::host::protocol::ErrorCode::HostUnavailable,
+                    "the host went away",
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Applies one hub event to what attach knows: the project's entries (by host session id)
+/// and the focused session of the project.
+fn absorb(
+    event: &Value,
+    project: &str,
+    entries: &mut std::collections::HashMap<String, Value>,
+    focused: &mut Option<String>,
+) {
+    let Some(id) = event["sessionId"].as_str() else {
+        return;
+    };
+    match event["event"].as_str() {
+        Some("session") => {
+            if let Some(entry) = event["summary"].get("termio") {
+                if entry["project"].as_str() == Some(project) {
+                    entries.insert(id.to_string(), entry.clone());
+                }
+            }
+        }
+        Some("closed") => {
+            entries.remove(id);
+        }
+        Some("focus") if event["scope"].as_str() == Some(project) => {
+            *focused = Some(id.to_string());
+        }
+        _ => {}
+    }
+}
