@@ -5,209 +5,10 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use common::termio::{signal, uuid, Watch, World};
 use serde_json::Value;
-
-/// One test's world: its own host (runtime dir), HOME, XDG dirs and project folders. Stops
-/// every session and the host on drop.
-struct World {
-    dir: tempfile::TempDir,
-    env: Vec<(String, String)>,
-}
-
-impl World {
-    fn new() -> World {
-        let dir = common::tempdir();
-        for d in ["home", "state", "config", "rt"] {
-            std::fs::create_dir_all(dir.path().join(d)).unwrap();
-        }
-        World {
-            dir,
-            env: Vec::new(),
-        }
-    }
-
-    fn root(&self) -> PathBuf {
-        self.dir.path().canonicalize().unwrap()
-    }
-
-    /// A project folder `name` (created).
-    fn folder(&self, name: &str) -> PathBuf {
-        let p = self.root().join(name);
-        std::fs::create_dir_all(&p).unwrap();
-        p
-    }
-
-    fn with(mut self, k: &str, v: &str) -> World {
-        self.env.push((k.into(), v.into()));
-        self
-    }
-
-    fn base(&self, c: assert_cmd::Command, cwd: &Path) -> assert_cmd::Command {
-        let program = c.get_program().to_owned();
-        assert_cmd::Command::from_std(self.base_std(std::process::Command::new(program), cwd))
-    }
-
-    /// The world's environment on a plain `std::process::Command` (for processes a test
-    /// keeps running, like `watch`).
-    fn base_std(&self, mut c: std::process::Command, cwd: &Path) -> std::process::Command {
-        let r = self.root();
-        c.current_dir(cwd)
-            .env("CONSOLE2SVG_RUNTIME_DIR", r.join("rt"))
-            .env("CONSOLE2SVG_HOST_IDLE_SECS", "3")
-            .env("HOME", r.join("home"))
-            .env("XDG_STATE_HOME", r.join("state"))
-            .env("XDG_CONFIG_HOME", r.join("config"))
-            .env("SHELL", "bash")
-            .env_remove("TERMIO_SESSION")
-            .env_remove("TERMIO_PROJECT")
-            .env_remove("TERMIO_CLI_TIMEOUT");
-        for (k, v) in &self.env {
-            c.env(k, v);
-        }
-        c
-    }
-
-    fn termio(&self, cwd: &Path) -> assert_cmd::Command {
-        self.base(assert_cmd::Command::cargo_bin("termio").unwrap(), cwd)
-    }
-
-    /// Runs `termio <args>` in `cwd`; returns its JSON document and exit code.
-    fn run(&self, cwd: &Path, args: &[&str]) -> (Value, i32) {
-        self.run_env(cwd, args, &[])
-    }
-
-    fn run_env(&self, cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> (Value, i32) {
-        let mut c = self.termio(cwd);
-        for (k, v) in env {
-            c.env(k, v);
-        }
-        let out = c.args(args).output().unwrap();
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-            panic!(
-                "JSON from termio {args:?}: {e}: {} / {}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
-        (v, out.status.code().unwrap())
-    }
-
-    /// `termio sessions <args> --json`, required to succeed.
-    fn ok(&self, cwd: &Path, args: &[&str]) -> Value {
-        let mut a = vec!["sessions"];
-        a.extend_from_slice(args);
-        a.push("--json");
-        let (v, code) = self.run(cwd, &a);
-        assert_eq!(code, 0, "termio {a:?} failed: {v}");
-        assert_eq!(v["ok"], true);
-        assert_eq!(v["schema_version"], 1);
-        v
-    }
-
-    /// `termio sessions <args> --json`, required to fail; returns the error code.
-    fn err(&self, cwd: &Path, args: &[&str]) -> String {
-        self.err_env(cwd, args, &[])
-    }
-
-    fn err_env(&self, cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
-        let mut a = vec!["sessions"];
-        a.extend_from_slice(args);
-        a.push("--json");
-        let (v, code) = self.run_env(cwd, &a, env);
-        assert_eq!(code, 1, "termio {a:?} should fail: {v}");
-        assert_error_shape(&v);
-        v["error"].as_str().unwrap().to_string()
-    }
-
-    /// `run "<command>"`; returns the new session's link.
-    fn start(&self, cwd: &Path, command: &str) -> String {
-        self.ok(cwd, &["run", command])["target"]
-            .as_str()
-            .unwrap()
-            .to_string()
-    }
-
-    fn screen(&self, cwd: &Path, link: &str) -> String {
-        self.ok(cwd, &["read", link])["screen"]
-            .as_str()
-            .unwrap()
-            .to_string()
-    }
-
-    /// Waits (≤ 15 s) until the screen satisfies `f`; returns it.
-    fn screen_until(&self, cwd: &Path, link: &str, f: impl Fn(&str) -> bool) -> String {
-        let end = Instant::now() + Duration::from_secs(15);
-        loop {
-            let s = self.screen(cwd, link);
-            if f(&s) {
-                return s;
-            }
-            assert!(Instant::now() < end, "screen never matched:\n{s}");
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-
-    fn entry(&self, cwd: &Path, link: &str) -> Value {
-        let list = self.ok(cwd, &["list"]);
-        list["sessions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["link"] == link)
-            .cloned()
-            .unwrap_or_else(|| panic!("{link} not listed: {list}"))
-    }
-
-    fn status(&self, cwd: &Path, link: &str) -> String {
-        self.entry(cwd, link)["status"]
-            .as_str()
-            .unwrap()
-            .to_string()
-    }
-
-    /// Waits (≤ 15 s) for a status.
-    fn status_until(&self, cwd: &Path, link: &str, want: &str) {
-        let end = Instant::now() + Duration::from_secs(15);
-        while self.status(cwd, link) != want {
-            assert!(Instant::now() < end, "{link} never became {want}");
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for World {
-    fn drop(&mut self) {
-        let root = self.root();
-        let c = self.base(common::console2svg(), &root);
-        let _ = { c }.args(["session", "stop", "--all", "--yes"]).output();
-        // The host itself: ask its pid, then end it.
-        use std::io::{Read, Write};
-        if let Ok(mut s) = std::os::unix::net::UnixStream::connect(root.join("rt/host.sock")) {
-            let _ = s.write_all(b"{\"op\":\"ping\"}\n");
-            let mut reply = String::new();
-            let _ = s.read_to_string(&mut reply);
-            if let Some(pid) = serde_json::from_str::<Value>(&reply)
-                .ok()
-                .and_then(|v| v["pid"].as_i64())
-            {
-                let _ = std::process::Command::new("kill")
-                    .arg(pid.to_string())
-                    .status();
-            }
-        }
-    }
-}
-
-fn assert_error_shape(v: &Value) {
-    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(keys, ["ok", "error", "message", "schema_version"], "{v}");
-    assert_eq!(v["ok"], false);
-    assert_eq!(v["schema_version"], 1);
-    assert!(!v["message"].as_str().unwrap().is_empty());
-}
 
 fn is_uuid_v4(s: &str) -> bool {
     let parts: Vec<&str> = s.split('-').collect();
@@ -216,10 +17,6 @@ fn is_uuid_v4(s: &str) -> bool {
             .all(|c| c == '-' || c.is_ascii_hexdigit() && !c.is_uppercase())
         && parts[2].starts_with('4')
         && "89ab".contains(&parts[3][..1])
-}
-
-fn uuid(link: &str) -> &str {
-    link.strip_prefix("termio://session/").unwrap()
 }
 
 /// Lines of `screen` equal to `line` (right-trimmed rows).
@@ -763,7 +560,7 @@ fn console2svg_sessions_belong_to_the_project_of_their_directory() {
     let p = w.folder("p");
     let other = w.folder("other");
     let out = w
-        .base(common::console2svg(), &p)
+        .console2svg(&p)
         .args(["session", "start", "--", "bash", "--norc", "-i"])
         .output()
         .unwrap();
@@ -873,103 +670,6 @@ fn titles_change_links_do_not() {
     assert_eq!(w.ok(&p, &["read", "renamed"])["title"], "renamed");
 }
 
-/// A running `termio sessions watch`: its stdout lines arrive on a channel.
-struct Watch {
-    child: std::process::Child,
-    lines: std::sync::mpsc::Receiver<String>,
-}
-
-impl Watch {
-    fn start(w: &World, cwd: &Path, args: &[&str]) -> Watch {
-        let program = assert_cmd::cargo::cargo_bin("termio");
-        let mut c = w.base_std(std::process::Command::new(program), cwd);
-        c.arg("sessions")
-            .arg("watch")
-            .args(args)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null());
-        let mut child = c.spawn().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            use std::io::BufRead;
-            for line in std::io::BufReader::new(stdout).lines() {
-                let Ok(line) = line else { return };
-                if tx.send(line).is_err() {
-                    return;
-                }
-            }
-        });
-        Watch { child, lines }
-    }
-
-    /// The next line as JSON (≤ 15 s).
-    fn next(&self) -> Value {
-        let line = self
-            .lines
-            .recv_timeout(Duration::from_secs(15))
-            .expect("a watch line within 15 s");
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("watch line {line:?}: {e}"))
-    }
-
-    /// Lines until one satisfies `f` (≤ 15 s in all); returns it and the ones before it.
-    fn until(&self, f: impl Fn(&Value) -> bool) -> (Value, Vec<Value>) {
-        let end = Instant::now() + Duration::from_secs(15);
-        let mut before = Vec::new();
-        loop {
-            let left = end.saturating_duration_since(Instant::now());
-            let line = self
-                .lines
-                .recv_timeout(left)
-                .unwrap_or_else(|_| panic!("no matching watch line; saw {before:?}"));
-            let v: Value = serde_json::from_str(&line).unwrap();
-            if f(&v) {
-                return (v, before);
-            }
-            before.push(v);
-        }
-    }
-
-    /// The exit code (≤ 10 s).
-    fn exit_code(&mut self) -> i32 {
-        let end = Instant::now() + Duration::from_secs(10);
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status.code().expect("exited, not killed");
-            }
-            assert!(Instant::now() < end, "watch did not exit");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Watch {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn host_pid(w: &World) -> i32 {
-    use std::io::{Read, Write};
-    let mut s = std::os::unix::net::UnixStream::connect(w.root().join("rt/host.sock")).unwrap();
-    s.write_all(b"{\"op\":\"ping\"}\n").unwrap();
-    let mut reply = String::new();
-    s.read_to_string(&mut reply).unwrap();
-    serde_json::from_str::<Value>(&reply).unwrap()["pid"]
-        .as_i64()
-        .unwrap() as i32
-}
-
-fn signal(pid: u32, name: &str) {
-    let ok = std::process::Command::new("kill")
-        .args([&format!("-{name}"), &pid.to_string()])
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "kill -{name} {pid}");
-}
-
 /// `watch --json`: the roster first (snapshot lines, this project only), then live events
 /// filtered to done/needs-you by default (or widened with --state), a heartbeat after the
 /// test's short interval of silence, exit 0 on Ctrl-C and 2 when the host is killed.
@@ -1041,7 +741,7 @@ fn watch_streams_the_roster_then_pushed_changes() {
 
     // The host goes away: exit 2.
     let mut default = default;
-    signal(host_pid(&w) as u32, "KILL");
+    signal(w.host_pid() as u32, "KILL");
     assert_eq!(default.exit_code(), 2);
     let mut wide = wide;
     assert_eq!(wide.exit_code(), 2);
@@ -1089,7 +789,7 @@ fn attach_follows_focus_and_forwards_keys() {
 
     let c2s = |args: &[&str]| -> Value {
         let out = w
-            .base(common::console2svg(), &p)
+            .console2svg(&p)
             .arg("session")
             .args(args)
             .output()

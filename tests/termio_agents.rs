@@ -8,7 +8,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::termio::{count_rows, session_pids, transcript_range, uuid, World};
+use common::termio::{count_rows, session_pids, transcript_range, uuid, Watch, World};
 use serde_json::Value;
 
 /// The fixture as user agents. `fix` uses every source (hooks, OSC 7501, title and screen
@@ -26,6 +26,12 @@ agents:
       - {match: '(?m)^\[working\]$', state: working}
       - {match: '(?m)^\[needs-you\]', state: needs-you}
       - {match: '(?m)^\[done\]$', state: done}
+    transcript: '{transcripts}/*.jsonl'
+  fix-slow:
+    command: '{fixture}'
+    args: [--report, 'hooks,osc', --think-ms, '60000']
+    hooks: claude
+    ready: '(?m)^❯(\s|$)'
     transcript: '{transcripts}/*.jsonl'
   fix-hooks:
     command: '{fixture}'
@@ -649,4 +655,106 @@ fn agent_report_never_blocks_and_never_fails() {
         assert!(out.stdout.is_empty() && out.stderr.is_empty(), "{out:?}");
         assert!(t.elapsed() < Duration::from_secs(3));
     }
+}
+
+/// A supervisor's view (`watch --json`) of three fixture agents: one finishes (`done` with its
+/// transcript and `cursor_end`), one asks (`needs-you` with the question, then `done` once
+/// answered), one thinks for a minute with no repo change and no transcript growth (one
+/// `stalled` event with evidence under the short configured threshold, its status still
+/// `working`). The supervisor reads both results from the transcripts.
+#[test]
+fn watch_supervises_three_agents_with_a_stall_alarm() {
+    let w = world();
+    let config = w.root().join("config/termio");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("config.yaml"),
+        "stall_after: 2s\nstall_lines: 10\n",
+    )
+    .unwrap();
+    let p = w.folder("p");
+    w.ok(&p, &["list"]); // The host is up before the watch subscribes.
+    let watch = Watch::start(&w, &p, &["--json", "--state", "done,needs-you,stalled"]);
+    std::thread::sleep(Duration::from_millis(300));
+    let quick = w.ok(&p, &["spawn", "first task", "--agent", "fix"])["target"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let asking = w.ok(&p, &["spawn", "please ask permission", "--agent", "fix"])["target"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let slow = w.ok(&p, &["spawn", "think hard", "--agent", "fix-slow"])["target"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    // Collect until each of the three outcomes was seen (≤ 30 s).
+    let mut done = None;
+    let mut asked = None;
+    let mut stalled = Vec::new();
+    let end = Instant::now() + Duration::from_secs(30);
+    while done.is_none() || asked.is_none() || stalled.is_empty() {
+        let left = end.saturating_duration_since(Instant::now());
+        let line = watch.lines.recv_timeout(left).unwrap_or_else(|_| {
+            panic!("watch missed an outcome: done {done:?} asked {asked:?} stalled {stalled:?}")
+        });
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert_ne!(v["snapshot"], true, "no sessions before the watch: {v}");
+        match (v["link"].as_str(), v["status"].as_str()) {
+            (Some(l), Some("done")) if l == quick => done = Some(v),
+            (Some(l), Some("needs-you")) if l == asking => asked = Some(v),
+            (Some(l), Some("stalled")) => {
+                assert_eq!(l, slow, "only the thinking agent stalls: {v}");
+                stalled.push(v)
+            }
+            (_, Some("done" | "needs-you")) => {}
+            _ if v.get("heartbeat").is_some() => {}
+            _ => panic!("unexpected watch line {v}"),
+        }
+    }
+    let done = done.unwrap();
+    let cursor_end = done["cursor_end"]
+        .as_u64()
+        .expect("done carries cursor_end");
+    let transcript = done["transcript"]
+        .as_str()
+        .expect("done carries transcript");
+    let lines: Vec<Value> = std::fs::read_to_string(transcript)
+        .unwrap()
+        .lines()
+        .take(cursor_end as usize)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let last = lines.last().expect("lines up to cursor_end");
+    assert_eq!(last["type"], "assistant", "{last}");
+    assert_eq!(text_of(last), "REPLY 1: ksat tsrif");
+    let asked = asked.unwrap();
+    assert!(
+        asked["prompt"]
+            .as_str()
+            .unwrap()
+            .contains("Allow write to hello.txt?"),
+        "{asked}"
+    );
+    assert!(asked.get("transcript").is_none(), "{asked}");
+    let evidence = stalled[0]["evidence"].as_str().unwrap();
+    let shape =
+        regex::Regex::new(r"^working \d+s, no repo change, (transcript|output) \+\d lines$")
+            .unwrap();
+    assert!(shape.is_match(evidence), "{evidence}");
+    assert_eq!(
+        w.entry(&p, &slow)["status"],
+        "working",
+        "the alarm leaves the status"
+    );
+
+    // Answer the question: the watch reports the asking agent done.
+    w.ok(&p, &["send", &asking, "yes"]);
+    let (answered, _) = watch.until(|v| v["link"] == asking.as_str() && v["status"] == "done");
+    assert!(answered["cursor_end"].as_u64().is_some(), "{answered}");
+    assert!(
+        stalled.len() == 1,
+        "one alarm per quiet stretch: {stalled:?}"
+    );
 }

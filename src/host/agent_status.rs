@@ -145,6 +145,9 @@ pub struct View {
     pub cursor_end: Option<u64>,
     /// Bumped on every status change (a watcher's cheap change test).
     pub seq: u64,
+    /// A delivered turn has not settled yet (its transcript may still be catching up, SC-14):
+    /// `cursor_end` is the previous turn's until it settles.
+    pub settling: bool,
 }
 
 /// One status source's last word.
@@ -420,6 +423,10 @@ impl Track {
             transcript: self.transcript.clone(),
             cursor_end: self.last_settled_end,
             seq: self.seq,
+            settling: self
+                .turns
+                .iter()
+                .any(|t| t.delivered.is_some() && t.settled.is_none() && t.stalled.is_none()),
         }
     }
 
@@ -1066,6 +1073,7 @@ pub fn probe(s: &Session, id: u64, from_seq: u64, budget: Duration) -> TurnProbe
                 transcript: None,
                 cursor_end: None,
                 seq: 0,
+                settling: false,
             });
             let settled = outcome == Outcome::Settled;
             return TurnProbe {

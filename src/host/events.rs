@@ -64,7 +64,8 @@ pub struct Hub {
 
 /// The summary of a session that subscribers see: the host state, size in cells, exit code,
 /// title (OSC 0/2) and `termio`: the termio list entry ([`super::termio::list_entry`]) plus
-/// the session's `project` (its directory under `registry`). Any change of any field is an
+/// the session's `project` (its directory under `registry`) and, for an agent whose turn has
+/// not settled yet (its transcript catching up), `settling: true`. Any change of any field is an
 /// event.
 ///
 /// Takes the session's lock briefly; never call it while holding [`Session::lock`].
@@ -86,6 +87,9 @@ pub fn summary(session: &Session, registry: &Registry) -> Value {
     };
     let mut entry = serde_json::to_value(termio::list_entry(session)).unwrap_or(Value::Null);
     entry["project"] = json!(termio::project_of(session, registry).to_string_lossy());
+    if session.termio.agent.view().is_some_and(|v| v.settling) {
+        entry["settling"] = json!(true);
+    }
     v["termio"] = entry;
     v
 }

@@ -24,6 +24,10 @@ pub const STATES: &[&str] = &["working", "idle", "done", "needs-you", "stalled"]
 /// The live-event filter when `--state` is not given: the two states a supervisor acts on.
 pub const DEFAULT_STATES: &[&str] = &["done", "needs-you"];
 
+/// Longest a `done` line waits for its turn to settle (the transcript catching up, SC-14)
+/// before it is printed without `cursor_end`; the host settles a turn well before this.
+pub const SETTLE_GRACE: Duration = Duration::from_secs(15);
+
 /// Silence after which `--json` mode writes `{"heartbeat": true}`: 30 s, or
 /// `TERMIO_WATCH_HEARTBEAT_MS` (for tests).
 pub fn heartbeat_interval() -> Duration {
@@ -137,6 +141,8 @@ pub fn run(options: &WatchOptions, out: &mut dyn Write) -> Result<i32, HostError
     let mut last_output = Instant::now();
     // Status last seen per host session id.
     let mut statuses: HashMap<String, String> = HashMap::new();
+    // `done` lines held until their turn settles, so they carry this turn's `cursor_end`.
+    let mut held: HashMap<String, (Value, Instant)> = HashMap::new();
     let emit = |line: Value, out: &mut dyn Write, last: &mut Instant| {
         let text = if options.json {
             line.to_string()
@@ -151,12 +157,31 @@ pub fn run(options: &WatchOptions, out: &mut dyn Write) -> Result<i32, HostError
         if client::interrupted() {
             return Ok(0);
         }
+        let overdue: Vec<String> = held
+            .iter()
+            .filter(|(_, (_, since))| since.elapsed() >= SETTLE_GRACE)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in overdue {
+            if let Some((entry, _)) = held.remove(&id) {
+                let mut l = line(&entry, false);
+                if let Some(o) = l.as_object_mut() {
+                    o.remove("cursor_end");
+                }
+                emit(l, out, &mut last_output);
+            }
+        }
         let wait = if options.json {
             heartbeat
                 .saturating_sub(last_output.elapsed())
                 .max(Duration::from_millis(10))
         } else {
             Duration::from_secs(1)
+        };
+        let wait = if held.is_empty() {
+            wait
+        } else {
+            wait.min(Duration::from_millis(500))
         };
         match stream.next(wait) {
             Ok(event) => {
@@ -172,16 +197,35 @@ pub fn run(options: &WatchOptions, out: &mut dyn Write) -> Result<i32, HostError
                         let snapshot = event["snapshot"] == true;
                         let changed = statuses.get(id) != Some(&status);
                         statuses.insert(id.to_string(), status.clone());
+                        let settling = entry["settling"] == true;
                         if snapshot {
                             if options.snapshot {
                                 emit(line(entry, true), out, &mut last_output);
                             }
-                        } else if changed && options.states.contains(&status) {
-                            emit(line(entry, false), out, &mut last_output);
+                        } else if status == "done" && (changed || held.contains_key(id)) {
+                            if !options.states.contains(&status) {
+                                continue;
+                            }
+                            if settling {
+                                let since = held.get(id).map_or_else(Instant::now, |h| h.1);
+                                held.insert(id.to_string(), (entry.clone(), since));
+                            } else {
+                                held.remove(id);
+                                emit(line(entry, false), out, &mut last_output);
+                            }
+                        } else if changed {
+                            // Left `done` before settling: that turn's line is dropped.
+                            held.remove(id);
+                            if options.states.contains(&status) {
+                                emit(line(entry, false), out, &mut last_output);
+                            }
                         }
                     }
                     Some("closed") => {
                         statuses.remove(id);
+                        if let Some((entry, _)) = held.remove(id) {
+                            emit(line(&entry, false), out, &mut last_output);
+                        }
                     }
                     Some("stalled") if options.states.iter().any(|s| s == "stalled") => {
                         let Some(entry) = entry_of(&event, &options.project) else {

@@ -254,6 +254,58 @@ impl World {
             std::thread::sleep(Duration::from_millis(50));
         }
     }
+
+    /// Runs `termio <args>` in `cwd`; returns its JSON document and exit code.
+    pub fn run(&self, cwd: &Path, args: &[&str]) -> (Value, i32) {
+        self.run_env(cwd, args, &[])
+    }
+
+    /// [`World::err`] with extra environment variables.
+    pub fn err_env(&self, cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
+        let (v, code) = self.sessions_env(cwd, args, env);
+        assert_eq!(code, 1, "termio sessions {args:?} should fail: {v}");
+        assert_error_shape(&v);
+        v["error"].as_str().unwrap().to_string()
+    }
+
+    /// A `console2svg` command in `cwd` with the world's environment (same host).
+    pub fn console2svg(&self, cwd: &Path) -> std::process::Command {
+        self.base(std::process::Command::new(console2svg_path()), cwd)
+    }
+
+    /// `run "<command>"`; returns the new session's link.
+    pub fn start(&self, cwd: &Path, command: &str) -> String {
+        self.ok(cwd, &["run", command])["target"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    /// The session's status in `list`.
+    pub fn status(&self, cwd: &Path, link: &str) -> String {
+        self.entry(cwd, link)["status"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    /// Waits (≤ 15 s) for a status.
+    pub fn status_until(&self, cwd: &Path, link: &str, want: &str) {
+        self.entry_until(cwd, link, |e| e["status"] == want);
+    }
+
+    /// The host's pid, from a raw `ping` on its socket.
+    pub fn host_pid(&self) -> i32 {
+        use std::io::{Read, Write};
+        let sock = self.root().join("rt/host.sock");
+        let mut s = std::os::unix::net::UnixStream::connect(sock).unwrap();
+        s.write_all(b"{\"op\":\"ping\"}\n").unwrap();
+        let mut reply = String::new();
+        s.read_to_string(&mut reply).unwrap();
+        serde_json::from_str::<Value>(&reply).unwrap()["pid"]
+            .as_i64()
+            .unwrap() as i32
+    }
 }
 
 impl Drop for World {
@@ -349,4 +401,93 @@ pub fn transcript_range(reply: &Value) -> Vec<Value> {
 /// Rows of `screen` that start with `prefix`.
 pub fn count_rows(screen: &str, prefix: &str) -> usize {
     screen.lines().filter(|l| l.starts_with(prefix)).count()
+}
+
+/// A running `termio sessions watch`: its stdout lines arrive on a channel.
+pub struct Watch {
+    /// The watch process.
+    pub child: std::process::Child,
+    /// Its stdout, line by line.
+    pub lines: std::sync::mpsc::Receiver<String>,
+}
+
+impl Watch {
+    /// Starts `termio sessions watch <args>` in `cwd`.
+    pub fn start(w: &World, cwd: &Path, args: &[&str]) -> Watch {
+        let mut c = w.termio(cwd);
+        c.arg("sessions")
+            .arg("watch")
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null());
+        let mut child = c.spawn().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Watch { child, lines }
+    }
+
+    /// The next line as JSON (≤ 15 s).
+    pub fn next(&self) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(Duration::from_secs(15))
+            .expect("a watch line within 15 s");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("watch line {line:?}: {e}"))
+    }
+
+    /// Lines until one satisfies `f` (≤ 15 s in all); returns it and the ones before it.
+    pub fn until(&self, f: impl Fn(&Value) -> bool) -> (Value, Vec<Value>) {
+        let end = Instant::now() + Duration::from_secs(15);
+        let mut before = Vec::new();
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            let line = self
+                .lines
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("no matching watch line; saw {before:?}"));
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if f(&v) {
+                return (v, before);
+            }
+            before.push(v);
+        }
+    }
+
+    /// The exit code (≤ 10 s).
+    pub fn exit_code(&mut self) -> i32 {
+        let end = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code().expect("exited, not killed");
+            }
+            assert!(Instant::now() < end, "watch did not exit");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Sends signal `name` (`INT`, `KILL`, …) to `pid`.
+pub fn signal(pid: u32, name: &str) {
+    let ok = std::process::Command::new("kill")
+        .args([&format!("-{name}"), &pid.to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill -{name} {pid}");
 }
