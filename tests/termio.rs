@@ -840,10 +840,28 @@ fn attach_follows_focus_and_forwards_keys() {
     assert!(!screen.contains("beta-screen"), "{screen}");
 
     // `focus` from another shell switches what attach shows.
-    w.ok(&p, &["focus", &beta]);
+    let focused = w.ok(&p, &["focus", &beta]);
     wait_for("beta-screen");
     let screen = read(&id);
     assert!(!screen.contains("alpha-screen"), "{screen}");
+    assert!(screen.contains(&beta), "{screen}");
+    // The shown session takes the attach terminal's size: 140 columns, 20 rows less the header.
+    let beta_host = focused["session"].as_str().unwrap();
+    let size = |host: &str| {
+        let s = c2s(&["read", host]);
+        (s["screen"]["width"].clone(), s["screen"]["height"].clone())
+    };
+    let end = Instant::now() + Duration::from_secs(10);
+    while size(beta_host) != (140.into(), 19.into()) {
+        assert!(Instant::now() < end, "never resized: {:?}", size(beta_host));
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    // Focus on the attach's own session is not followed (it would mirror itself).
+    w.ok(&p, &["focus", &id[2..10]]);
+    std::thread::sleep(Duration::from_millis(700));
+    let screen = read(&id);
+    assert_eq!(screen.matches("termio attach").count(), 1, "{screen}");
     assert!(screen.contains(&beta), "{screen}");
 
     // Keystrokes go to the shown session.
@@ -858,6 +876,11 @@ fn attach_follows_focus_and_forwards_keys() {
     w.screen_until(&p, &beta, |s| s.contains("typed-42"));
     assert!(!w.screen(&p, &alpha).contains("typed"));
 
+    // The shown session closes: attach moves on to the project's other session (never its own).
+    w.ok(&p, &["close", &beta]);
+    wait_for("alpha-screen");
+    assert!(read(&id).contains(&alpha));
+
     // Ctrl-] detaches: attach exits 0, both sessions keep running.
     c2s(&["send", &id, "--raw-hex", "1d"]);
     let end = Instant::now() + Duration::from_secs(10);
@@ -871,7 +894,25 @@ fn attach_follows_focus_and_forwards_keys() {
         std::thread::sleep(Duration::from_millis(100));
     }
     assert_eq!(w.status(&p, &alpha), "done");
-    assert_eq!(w.status(&p, &beta), "done");
+}
+
+/// `termio attach` needs a terminal: with stdin not a tty it fails with the error shape and
+/// focuses nothing.
+#[test]
+fn attach_without_a_terminal_fails_loud() {
+    let w = World::new();
+    let p = w.folder("p");
+    let a = w.start(&p, "echo a");
+    let out = w
+        .termio(&p)
+        .args(["attach", "--json", &a])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    common::termio::assert_error_shape(&v);
+    assert_eq!(v["error"], "bad_request", "{v}");
 }
 
 /// `watch --state stalled`: under a short configured threshold, a working session with no

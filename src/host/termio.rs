@@ -331,6 +331,10 @@ pub enum TermioRequest {
         caller: Caller,
         /// A link, uuid, id prefix or title; `None` asks what is in front.
         target: Option<String>,
+        /// The pid of a front end that will show the session (`termio attach`): the session
+        /// it runs in (if any) is never chosen, and naming it is `bad_request`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        viewer: Option<u32>,
     },
     /// Starts an agent session: `<shell> -i` in the caller's project, the agent's command typed
     /// once the shell is ready, `prompt` (with a provenance envelope when the caller is a
@@ -478,13 +482,31 @@ fn handle_inner(
 ) -> Result<Deferred, Error> {
     let registry = Registry::load().unwrap_or_default();
     match request {
-        TermioRequest::Focus { caller, target } => {
+        TermioRequest::Focus {
+            caller,
+            target,
+            viewer,
+        } => {
             let project = project_for(sessions, &caller, &registry)?;
             let scope = project.to_string_lossy().into_owned();
+            let own = viewer.and_then(|pid| session_of_process(sessions, pid));
+            let own_id = own.as_ref().map(|s| s.id.clone());
             let s = match target {
-                Some(t) => resolve(sessions, &caller, &t, &registry)?,
+                Some(t) => {
+                    let s = resolve(sessions, &caller, &t, &registry)?;
+                    if own_id.as_deref() == Some(s.id.as_str()) {
+                        return Err(Error::new(
+                            Code::BadRequest,
+                            format!(
+                                "{t} is the session this attach runs in: it cannot show itself"
+                            ),
+                        ));
+                    }
+                    s
+                }
                 None => {
-                    let mine = in_project(sessions, &project, &registry);
+                    let mut mine = in_project(sessions, &project, &registry);
+                    mine.retain(|s| own_id.as_deref() != Some(s.id.as_str()));
                     let front = hub
                         .focused(&scope)
                         .and_then(|id| mine.iter().find(|s| s.id == id).cloned());
@@ -496,8 +518,8 @@ fn handle_inner(
                             .ok_or_else(|| {
                                 Error::new(
                                     Code::NoTarget,
-                                    "no session to show: this project has none (start one with \
-                                     `termio sessions run`)",
+                                    "no session to show: this project has none besides the \
+                                     caller's own (start one with `termio sessions run`)",
                                 )
                             })?,
                     }
@@ -510,6 +532,7 @@ fn handle_inner(
                     title: title_of(&s),
                     project: scope,
                     session: s.id.clone(),
+                    viewer_session: own_id,
                 })))
             }))
         }
@@ -1007,6 +1030,28 @@ pub fn in_project(
         .filter(|s| project_of(s, registry) == project)
         .cloned()
         .collect()
+}
+
+/// The session a process runs in: the one whose program is `pid` or one of its ancestors
+/// (followed through `/proc/<pid>/stat`'s parent pid).
+pub fn session_of_process(
+    sessions: &HashMap<String, Arc<Session>>,
+    pid: u32,
+) -> Option<Arc<Session>> {
+    let mut p = pid;
+    for _ in 0..64 {
+        if p <= 1 {
+            return None;
+        }
+        if let Some(s) = sessions.values().find(|s| s.pid == p) {
+            return Some(s.clone());
+        }
+        let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).ok()?;
+        // `pid (comm) state ppid …`: comm may hold spaces and parentheses; split after the last `)`.
+        let rest = &stat[stat.rfind(')')? + 1..];
+        p = rest.split_whitespace().nth(1)?.parse().ok()?;
+    }
+    None
 }
 
 /// The session of the caller's project that `target` names.

@@ -123,10 +123,21 @@ fn header(title: &str, link: &str, ended: bool, cols: usize) -> Vec<u8> {
 
 /// Attaches the current terminal to session `shown` (a host session id, focused in
 /// `project` by the caller: see the termio `focus` request) and follows the project's focus
-/// until the user presses [`DETACH_KEY`] or stdin closes (both `Ok`).
+/// until the user presses [`DETACH_KEY`] or stdin closes (both `Ok`). The shown session is
+/// resized to the terminal (its columns × its rows less the header row), as a tmux client
+/// does, and again when the terminal's size changes.
+///
+/// `own` is the session this attach runs in (if any): focus moving there is not followed, so
+/// attach never shows itself. When the shown session closes, `next()` names the session to
+/// show instead (`None`: nothing is left, and attach returns `Ok` with a message on stderr).
 ///
 /// Errors: the host's error when it cannot be reached or goes away while attached.
-pub fn run(project: &str, shown: String) -> Result<(), HostError> {
+pub fn run(
+    project: &str,
+    shown: String,
+    own: Option<String>,
+    mut next: impl FnMut() -> Option<String>,
+) -> Result<(), HostError> {
     let (_, mut events) = client::open_stream(&Request::Subscribe)?;
     // Read the roster: titles and links of the project's sessions, and the current focus.
     let mut entries: std::collections::HashMap<String, Value> = Default::default();
@@ -207,7 +218,24 @@ pub fn run(project: &str, shown: String) -> Result<(), HostError> {
         }
         print_bytes(&out);
     };
-    for msg in rx {
+    // The (session, cols, rows) the shown session was last resized to.
+    let mut sized: Option<(String, usize, usize)> = None;
+    loop {
+        let (rows, cols) = terminal_size();
+        let want = (current.clone(), cols, rows.saturating_sub(1).max(1));
+        if sized.as_ref() != Some(&want) {
+            let _ = client::request(&Request::Resize {
+                id: current.clone(),
+                width: want.1.min(500) as u16,
+                height: want.2.min(500) as u16,
+            });
+            sized = Some(want);
+        }
+        let msg = match rx.recv_timeout(Duration::from_millis(250)) {
+            Ok(msg) => msg,
+            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+            Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(()),
+        };
         match msg {
             Msg::Input(bytes) => {
                 let (keep, detach) = match bytes.iter().position(|&b| b == DETACH_KEY) {
@@ -241,9 +269,25 @@ pub fn run(project: &str, shown: String) -> Result<(), HostError> {
             }
             Msg::Ended { .. } => {}
             Msg::Event(v) => {
-                let mut next = Some(current.clone());
-                absorb(&v, project, &mut entries, &mut next);
-                match next {
+                let mut focus = Some(current.clone());
+                absorb(&v, project, &mut entries, &mut focus);
+                if v["event"] == "closed" && v["sessionId"].as_str() == Some(current.as_str()) {
+                    focus = next().filter(|id| Some(id) != own.as_ref());
+                    if focus.is_none() {
+                        drop(_guard);
+                        let title = v["summary"]["termio"]["title"].as_str().unwrap_or("");
+                        eprintln!(
+                            "termio attach: {title} closed; no other session to show"
+                        );
+                        return Ok(());
+                    }
+                }
+                if focus.is_some() && focus == own {
+                    // Focus on the session this attach runs in: showing it would mirror
+                    // itself endlessly. Keep showing the current one.
+                    focus = Some(current.clone());
+                }
+                match focus {
                     Some(id) if id != current => {
                         current = id;
                         generation += 1;
@@ -264,7 +308,6 @@ pub fn run(project: &str, shown: String) -> Result<(), HostError> {
             }
         }
     }
-    Ok(())
 }
 
 /// Applies one hub event to what attach knows: the project's entries (by host session id)

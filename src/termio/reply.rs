@@ -202,6 +202,9 @@ pub struct Focused {
     /// The host's session id (`s_…`, what the host's attach stream takes). An addition to
     /// the contract's `focused`.
     pub session: String,
+    /// For a front end (`termio attach`): the host id of the session it runs in, never shown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub viewer_session: Option<String>,
 }
 
 /// `termio [path]`: a folder registered as a project.

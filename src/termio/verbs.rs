@@ -335,12 +335,22 @@ pub fn send(
 /// Errors: `no_target` (no link and no session in the project), `not_found`, `ambiguous`,
 /// `no_scope`, `not_live`.
 pub fn focus(ctx: &Ctx, target: Option<&str>) -> Result<Success<reply::Focused>, Error> {
+    focus_for(ctx, target, None)
+}
+
+/// [`focus`] for a front end running as `viewer` (a pid): the session it runs in is skipped.
+fn focus_for(
+    ctx: &Ctx,
+    target: Option<&str>,
+    viewer: Option<u32>,
+) -> Result<Success<reply::Focused>, Error> {
     if let Some(t) = target {
         need_target(t)?;
     }
     ctx.request(TermioRequest::Focus {
         caller: ctx.caller.clone(),
         target: target.map(str::to_string),
+        viewer,
     })
 }
 
@@ -375,8 +385,18 @@ pub fn watch(ctx: &Ctx, states: Option<&str>, snapshot: bool, json: bool) -> Res
 ///
 /// Errors: as [`focus`]; `not_live` when the host goes away while attached.
 pub fn attach(ctx: &Ctx, target: Option<&str>) -> Result<(), Error> {
-    let front = focus(ctx, target)?.body;
-    super::attach::run(&front.project, front.session)
+    if !rustix::termios::isatty(std::io::stdin()) {
+        return Err(Error::new(
+            Code::BadRequest,
+            "termio attach needs a terminal: stdin is not a tty",
+        ));
+    }
+    let me = std::process::id();
+    let front = focus_for(ctx, target, Some(me))?.body;
+    let own = front.viewer_session.clone();
+    // When the shown session closes: the one in front now, else the newest (never our own).
+    let next = || focus_for(ctx, None, Some(me)).ok().map(|f| f.body.session);
+    super::attach::run(&front.project, front.session, own, next)
         .map_err(|e| Error::new(Code::NotLive, format!("termio host: {}", e.message)))
 }
 
