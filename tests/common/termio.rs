@@ -350,3 +350,57 @@ pub fn transcript_range(reply: &Value) -> Vec<Value> {
 pub fn count_rows(screen: &str, prefix: &str) -> usize {
     screen.lines().filter(|l| l.starts_with(prefix)).count()
 }
+
+/// A `termio sessions watch` running in the background, its NDJSON lines read by a thread.
+/// Killed on drop.
+pub struct Watch {
+    child: std::process::Child,
+    lines: std::sync::mpsc::Receiver<Value>,
+}
+
+impl Watch {
+    /// Starts `termio sessions watch <args>` in `cwd`.
+    pub fn start(w: &World, cwd: &Path, args: &[&str]) -> Watch {
+        let mut child = w
+            .termio(cwd)
+            .args(["sessions", "watch"])
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let out = child.stdout.take().unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+                if let Ok(v) = serde_json::from_str::<Value>(&line) {
+                    if tx.send(v).is_err() {
+                        return;
+                    }
+                }
+            }
+        });
+        Watch { child, lines }
+    }
+
+    /// The first line (≤ 15 s) satisfying `f`.
+    pub fn until(&self, f: impl Fn(&Value) -> bool) -> Value {
+        let end = Instant::now() + Duration::from_secs(15);
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(v) if f(&v) => return v,
+                Ok(_) => {}
+                Err(e) => panic!("watch gave no matching line: {e}"),
+            }
+        }
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
