@@ -408,6 +408,7 @@ fn a_trust_dialog_does_not_eat_the_prompt() {
     // SC-13, with the dialog reworded: detection keys on its shape, not its words.
     let w = world().with_hooks("fix-trust");
     let p = w.folder("p");
+    let watch = Watch::start(&w, &p, &["--json", "--no-snapshot"]);
     let v = w.ok(
         &p,
         &[
@@ -426,6 +427,12 @@ fn a_trust_dialog_does_not_eat_the_prompt() {
         "{v}"
     );
     let link = v["target"].as_str().unwrap().to_string();
+    // A watch stream reports the same needs-you, with the question.
+    let (event, _) = watch.until(|e| e["link"] == link.as_str() && e["status"] == "needs-you");
+    assert_eq!(
+        event["prompt"], "Do you vouch for the code in this workspace?",
+        "{event}"
+    );
     // The fixture is still running its dialog: no prompt byte reached it.
     std::thread::sleep(Duration::from_millis(500));
     let screen = w.screen(&p, &link);
@@ -434,6 +441,10 @@ fn a_trust_dialog_does_not_eat_the_prompt() {
 
     let v2 = w.ok(&p, &["send", &link, "1", "--wait", "--timeout", "30000"]);
     assert_eq!(v2["status"], "done", "{v2}");
+    // The watch's done event carries the transcript and its end.
+    let (done, _) = watch.until(|e| e["link"] == link.as_str() && e["status"] == "done");
+    assert_eq!(done["transcript"], v2["transcript"], "{done}");
+    assert_eq!(done["cursor_end"], v2["cursor_end"], "{done}");
     let screen = w.screen_until(&p, &link, |s| s.contains("REPLY 1:"));
     assert_eq!(count_rows(&screen, "SUBMIT:"), 1, "{screen}");
     assert_eq!(count_rows(&screen, "SUBMIT:write hello.txt"), 1, "{screen}");

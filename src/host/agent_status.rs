@@ -225,6 +225,8 @@ pub struct Track {
     closed: bool,
     transcript: Option<PathBuf>,
     last_settled_end: Option<u64>,
+    /// When a turn last settled.
+    settled_at: Option<SystemTime>,
     next_turn: u64,
     turns: Vec<Turn>,
     queued: Option<(u64, String)>,
@@ -277,6 +279,7 @@ impl Track {
             closed: false,
             transcript: None,
             last_settled_end: None,
+            settled_at: None,
             next_turn: 1,
             turns: Vec::new(),
             queued: None,
@@ -413,12 +416,38 @@ impl Track {
     }
 
     /// What `list` shows.
+    ///
+    /// A turn that has rested but whose response is not in the transcript yet still shows as
+    /// `working` ("turn ending"), so that a `done` (in `list` and `watch`) always comes with the
+    /// turn's `cursor_end`.
     pub fn view(&self) -> View {
+        let ending = matches!(self.status, Status::Done | Status::Idle)
+            && self.turns.iter().any(|t| {
+                t.delivered.is_some()
+                    && t.seen_working
+                    && t.settled.is_none()
+                    && t.stalled.is_none()
+            });
+        let (status, reason, since) = if ending {
+            (
+                Status::Working,
+                "turn ending: waiting for the transcript to catch up".to_string(),
+                self.since,
+            )
+        } else {
+            let since = match self.settled_at {
+                Some(at) if matches!(self.status, Status::Done | Status::Idle) => {
+                    at.max(self.since)
+                }
+                _ => self.since,
+            };
+            (self.status, self.reason.clone(), since)
+        };
         View {
             agent: self.def.name.clone(),
-            status: self.status,
-            reason: self.reason.clone(),
-            since: self.since,
+            status,
+            reason,
+            since,
             prompt: self.question(),
             transcript: self.transcript.clone(),
             cursor_end: self.last_settled_end,
@@ -619,6 +648,7 @@ impl Track {
                 t.settled = Some((start, start));
                 // No transcript: an empty range is meaningless; settle without one.
                 t.cursor = None;
+                self.settled_at = Some(SystemTime::now());
             }
             return;
         };
@@ -646,6 +676,7 @@ impl Track {
                 .count() as u64;
             t.settled = Some((start + skip, count));
             self.last_settled_end = Some(count);
+            self.settled_at = Some(SystemTime::now());
         }
     }
 
@@ -1202,7 +1233,14 @@ mod tests {
         hook(&mut t, Status::Working, "UserPromptSubmit");
         hook(&mut t, Status::Done, "Stop");
         assert!(t.turns[0].rested_at.is_some() && t.turns[0].rest_by_hook);
-        assert_eq!(t.view().reason, "hook Stop");
+        assert_eq!(t.reason, "hook Stop");
+        // Shown as working until the transcript caught up (the turn settled).
+        assert_eq!(t.view().status, Status::Working);
+        t.turns[0].settled = Some((0, 0));
+        assert_eq!(
+            (t.view().status, t.view().reason),
+            (Status::Done, "hook Stop".into())
+        );
     }
 
     #[test]

@@ -276,9 +276,7 @@ pub fn run(
                     if focus.is_none() {
                         drop(_guard);
                         let title = v["summary"]["termio"]["title"].as_str().unwrap_or("");
-                        eprintln!(
-                            "termio attach: {title} closed; no other session to show"
-                        );
+                        eprintln!("termio attach: {title} closed; no other session to show");
                         return Ok(());
                     }
                 }
