@@ -965,3 +965,18 @@ fn watch_raises_the_stall_alarm_once_per_quiet_stretch() {
     assert_eq!(w.status(&p, &chatty), "working");
     assert_eq!(w.status(&q, &editor), "working");
 }
+
+/// A stall threshold that is not a duration is a config error every verb reports.
+#[test]
+fn a_bad_stall_threshold_is_reported() {
+    let w = World::new();
+    let config = w.root().join("config/termio");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("config.yaml"), "stall_after: banana\n").unwrap();
+    let p = w.folder("p");
+    assert_eq!(w.err(&p, &["list"]), "bad_request");
+    std::fs::write(config.join("config.yaml"), "stall_after: 0s\n").unwrap();
+    assert_eq!(w.err(&p, &["watch", "--state", "stalled"]), "bad_request");
+    std::fs::write(config.join("config.yaml"), "stall_after: 90s\n").unwrap();
+    w.ok(&p, &["list"]);
+}

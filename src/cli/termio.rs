@@ -572,12 +572,22 @@ fn usage_error(e: clap::Error, json: bool) -> i32 {
     };
     let rendered = e.render().to_string();
     if json {
+        // The whole first paragraph, on one line: clap lists missing arguments on the lines
+        // after "the following required arguments were not provided:".
         let message = rendered
             .lines()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("invalid arguments")
+            .map(str::trim)
+            .skip_while(|l| l.is_empty())
+            .take_while(|l| !l.is_empty() && !l.starts_with("Usage:"))
+            .collect::<Vec<_>>()
+            .join(" ")
             .trim_start_matches("error: ")
             .to_string();
+        let message = if message.is_empty() {
+            "invalid arguments".to_string()
+        } else {
+            message
+        };
         fail(&Error::new(code, message), true)
     } else {
         eprint!("{rendered}");

@@ -28,7 +28,7 @@ use rustix::net::RecvFlags;
 use serde_json::{json, Value};
 
 use super::session::{Session, State};
-use super::stall::{Detector, Sample, StallConfig};
+use super::stall::{self, Detector, Sample, StallConfig};
 use super::termio;
 use crate::termio::project::Registry;
 
@@ -58,8 +58,9 @@ struct Inner {
 #[derive(Default)]
 pub struct Hub {
     inner: Mutex<Inner>,
-    /// The stall detector; only the monitor thread ([`Hub::tick`]) uses it.
-    stall: Mutex<Option<Detector>>,
+    /// The stall detector and when its config was read; only the monitor thread
+    /// ([`Hub::tick`]) uses it.
+    stall: Mutex<Option<(Detector, Instant)>>,
 }
 
 /// The summary of a session that subscribers see: the host state, size in cells, exit code,
@@ -179,8 +180,13 @@ impl Hub {
         fresh: &[(String, Value)],
     ) -> Vec<(String, String)> {
         let mut guard = self.stall.lock().unwrap_or_else(|e| e.into_inner());
-        let detector = guard.get_or_insert_with(|| Detector::new(StallConfig::load()));
         let now = Instant::now();
+        let (detector, loaded) =
+            guard.get_or_insert_with(|| (Detector::new(StallConfig::load()), now));
+        if now.duration_since(*loaded) >= stall::RELOAD {
+            detector.set_config(StallConfig::load());
+            *loaded = now;
+        }
         let mut fired = Vec::new();
         for (session, (id, summary)) in sessions.iter().zip(fresh) {
             let entry = &summary["termio"];

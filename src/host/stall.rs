@@ -32,6 +32,9 @@ pub const DEFAULT_AFTER: Duration = Duration::from_secs(20 * 60);
 /// Lines of growth below which a transcript (or the output) counts as "next to no" growth.
 pub const DEFAULT_LINES: u64 = 10;
 
+/// How often the host reads the config file again for new thresholds.
+pub const RELOAD: Duration = Duration::from_secs(5);
+
 /// Files hashed at most when the project is not a git repository.
 const WALK_LIMIT: usize = 20_000;
 
@@ -56,7 +59,9 @@ impl Default for StallConfig {
 
 impl StallConfig {
     /// Reads the thresholds from the termio config; anything missing or unreadable is the
-    /// default (the host must not fail over a config typo: `termio` verbs report it).
+    /// default (the host must not fail over a config typo: `termio` verbs report it as
+    /// `bad_request`). The host reads it again every [`RELOAD`], so edits apply without a
+    /// restart.
     pub fn load() -> StallConfig {
         let config = Config::load().unwrap_or_default();
         let mut c = StallConfig::default();
@@ -210,6 +215,12 @@ impl Detector {
             "working {}, no repo change, {what} +{grown} lines",
             human(now.duration_since(track.working_since))
         ))
+    }
+
+    /// Replaces the thresholds (the config file was read again); running stretches keep
+    /// their marks.
+    pub fn set_config(&mut self, config: StallConfig) {
+        self.config = config;
     }
 
     /// Keeps only the sessions for which `keep(id)` holds (the ones still in the registry),

@@ -387,7 +387,7 @@ pub fn parse_key(name: &str) -> Result<Key, KeyError> {
             }
             None => {
                 return Err(fail(format!(
-                    "unknown key name '{rest}' (a single printable character, Enter, Tab, Escape, Backspace, Insert, Delete, PageUp, PageDown, Up, Down, Left, Right, Home, End, F1–F12, KP0–KP9, KPDecimal, KPEnter, KPAdd, KPSubtract, KPMultiply, KPDivide, KPSeparator, Space); send text with --text"
+                    "unknown key name '{rest}' (a single printable character, Enter, Tab, Escape, Backspace, Insert, Delete, PageUp, PageDown, Up, Down, Left, Right, Home, End, F1–F12, KP0–KP9, KPDecimal, KPEnter, KPAdd, KPSubtract, KPMultiply, KPDivide, KPSeparator, Space, each with Ctrl+, Alt+ or Shift+); type text as text, not as a key"
                 )))
             }
         },

@@ -51,9 +51,22 @@ impl Config {
         if text.trim().is_empty() {
             return Ok(Config::default());
         }
-        serde_yaml_ng::from_str::<Option<Config>>(&text)
+        let config = serde_yaml_ng::from_str::<Option<Config>>(&text)
             .map(Option::unwrap_or_default)
-            .map_err(|e| format!("{}: {e}", file.display()))
+            .map_err(|e| format!("{}: {e}", file.display()))?;
+        if let Some(after) = &config.stall_after {
+            match crate::host::protocol::parse_duration(after) {
+                Ok(d) if !d.is_zero() => {}
+                Ok(_) => {
+                    return Err(format!(
+                        "{}: stall_after must be more than 0",
+                        file.display()
+                    ))
+                }
+                Err(e) => return Err(format!("{}: stall_after: {e}", file.display())),
+            }
+        }
+        Ok(config)
     }
 
     /// Whether session control is on.

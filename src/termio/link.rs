@@ -65,8 +65,9 @@ pub struct Candidate<'a> {
 /// index of the one it names. In order:
 /// 1. a link `termio://session/<uuid>`: that exact uuid only;
 /// 2. a bare uuid or host session id, exactly (case-insensitive);
-/// 3. a prefix of at least [`MIN_PREFIX`] hex digits of the uuid (the 8-char `id` is one);
-/// 4. a title, exactly.
+/// 3. a prefix of at least [`MIN_PREFIX`] hex digits of the uuid (the 8-char `id` is one),
+///    or a title, exactly: a target that is both (a session titled `c9d0` beside a session
+///    whose id starts `c9d0`) names every session it matches either way.
 ///
 /// Errors: `not_found` when nothing matches, `ambiguous` when a prefix or a title matches
 /// several sessions (the message lists their links).
@@ -92,22 +93,20 @@ pub fn resolve(target: &str, candidates: &[Candidate]) -> Result<usize, Error> {
     }
     let digits = wanted.chars().filter(|&c| c != '-').count();
     let hexlike = wanted.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
-    if hexlike && digits >= MIN_PREFIX {
-        let lower = wanted.to_ascii_lowercase();
-        let hits: Vec<usize> = (0..candidates.len())
-            .filter(|&i| candidates[i].uuid.starts_with(&lower))
-            .collect();
-        if !hits.is_empty() {
-            return one(target, "id prefix", hits, candidates);
-        }
-    }
+    let lower = wanted.to_ascii_lowercase();
+    let by_prefix =
+        |i: &usize| hexlike && digits >= MIN_PREFIX && candidates[*i].uuid.starts_with(&lower);
+    let by_title = |i: &usize| candidates[*i].title == wanted;
     let hits: Vec<usize> = (0..candidates.len())
-        .filter(|&i| candidates[i].title == wanted)
+        .filter(|i| by_prefix(i) || by_title(i))
         .collect();
-    if hits.is_empty() {
-        return Err(not_found());
-    }
-    one(target, "title", hits, candidates)
+    let what = match (hits.iter().any(by_prefix), hits.iter().any(by_title)) {
+        (true, true) => "id prefix or title",
+        (true, false) => "id prefix",
+        (false, true) => "title",
+        (false, false) => return Err(not_found()),
+    };
+    one(target, what, hits, candidates)
 }
 
 fn one(
@@ -182,6 +181,18 @@ mod tests {
         assert_eq!(resolve("aaaa", &c).unwrap_err().code, Code::Ambiguous);
         assert_eq!(resolve("dev", &c).unwrap_err().code, Code::Ambiguous);
         assert_eq!(resolve("nope", &c).unwrap_err().code, Code::NotFound);
+        // A title that is also another session's id prefix names both.
+        let mut c = cands();
+        c[1].title = "bbbb";
+        assert_eq!(resolve("bbbb", &c).unwrap_err().code, Code::Ambiguous);
+        c[2].title = "bbbb";
+        assert_eq!(resolve("bbbb", &c).unwrap_err().code, Code::Ambiguous);
+        c[1].title = "x";
+        assert_eq!(
+            resolve("bbbb", &c),
+            Ok(2),
+            "prefix and title name the same one"
+        );
         assert_eq!(
             resolve("termio://session/aaaa1111", &c).unwrap_err().code,
             Code::NotFound,

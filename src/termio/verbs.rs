@@ -15,6 +15,7 @@ use serde::de::DeserializeOwned;
 use super::agents;
 use super::config::Config;
 use super::error::{Code, Error};
+use super::link;
 use super::project::{self, Registry};
 use super::reply::{self, Status, Success};
 use crate::host::agent_status::{Outcome, TurnProbe};
@@ -68,7 +69,9 @@ pub fn parse_cli_timeout(value: &str) -> Result<Duration, Error> {
             .map(Duration::from_millis)
             .map_err(|e| e.to_string())
     } else {
-        parse_duration(v)
+        // The host's parser reads a bare number as seconds; here it is milliseconds (above),
+        // so its message's hint would contradict ours.
+        parse_duration(v).map_err(|_| format!("'{v}' is not a duration (e.g. 500ms, 2s, 3m, 1h)"))
     };
     match parsed {
         Ok(d) if !d.is_zero() => Ok(d),
@@ -109,7 +112,11 @@ impl Ctx {
         }
         let base = cli_timeout()?;
         let caller = match std::env::var("TERMIO_SESSION") {
-            Ok(uuid) if !uuid.trim().is_empty() => Caller::Session(uuid.trim().to_string()),
+            // The bare uuid, as termio sets it; a pasted link is accepted too.
+            Ok(uuid) if !uuid.trim().is_empty() => {
+                let uuid = uuid.trim();
+                Caller::Session(uuid.strip_prefix(link::SCHEME).unwrap_or(uuid).to_string())
+            }
             _ => {
                 let cwd = std::env::current_dir().map_err(|e| {
                     Error::new(

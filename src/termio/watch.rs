@@ -256,6 +256,7 @@ pub fn run(options: &WatchOptions, out: &mut dyn Write) -> Result<i32, HostError
                 if client::interrupted() {
                     return Ok(0);
                 }
+                eprintln!("termio: the session host went away; the watch ends (exit code 2)");
                 return Ok(2);
             }
         }
