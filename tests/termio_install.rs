@@ -988,3 +988,23 @@ fn a_host_start_heals_the_skill_while_session_control_is_on() {
         .iter()
         .all(|s| s["state"] != "outdated"));
 }
+
+/// One skills folder that cannot be written (its `skills` is a file) neither stops nor hides
+/// the others: they are installed, the reply is the error shape with every folder's result,
+/// exit 1.
+#[test]
+fn a_failing_skills_folder_does_not_stop_the_others() {
+    let home = skill_home();
+    home.write("cfg/codex/skills", "not a folder");
+    let (reply, code) = home.run_json(&["skill", "install"]);
+    assert_eq!(code, 1, "{reply}");
+    assert_eq!(reply["ok"], json!(false));
+    assert_eq!(reply["error"], json!("io_error"), "{reply}");
+    let skills = reply["skills"].as_array().expect("every folder listed");
+    assert_eq!(skills.len(), 3, "{reply}");
+    assert_eq!(skills[1]["error"], json!("io_error"), "{reply}");
+    let [claude, _, agents] = skill_files(&home);
+    assert!(claude.is_file() && agents.is_file(), "{reply}");
+    let keys: Vec<&String> = reply.as_object().unwrap().keys().collect();
+    assert_eq!(keys.last().unwrap().as_str(), "schema_version");
+}

@@ -110,9 +110,9 @@ struct AgentsReply {
 
 /// `skill install|uninstall|status` replies.
 #[derive(Serialize)]
-struct SkillsReply<'a> {
+struct SkillsReply {
     action: &'static str,
-    skills: &'a [SkillReport],
+    skills: Vec<Value>,
 }
 
 /// `skill print --json`.
@@ -137,13 +137,21 @@ pub fn run(cmd: SetupCommand) -> i32 {
 /// Prints the contract's error (JSON on stdout with `--json`, `termio: error: <code>: <message>`
 /// on stderr otherwise), with `agents` added to the JSON when given; returns 1.
 fn fail(e: &SetupError, json: bool, agents: Option<Vec<Value>>) -> i32 {
+    match agents {
+        Some(items) => fail_with(e, json, "agents", items),
+        None => fail_with(e, json, "", Vec::new()),
+    }
+}
+
+/// [`fail`] listing every item's result under `key` (none when `key` is empty).
+fn fail_with(e: &SetupError, json: bool, key: &str, items: Vec<Value>) -> i32 {
     let error = Error::from(e);
     if json {
         let mut reply = error.to_json();
-        if let (Some(agents), Some(map)) = (agents, reply.as_object_mut()) {
+        if let (false, Some(map)) = (key.is_empty(), reply.as_object_mut()) {
             // Before `schema_version`, which stays last as in every reply.
             let version = map.remove("schema_version");
-            map.insert("agents".into(), agents.into());
+            map.insert(key.into(), items.into());
             if let Some(v) = version {
                 map.insert("schema_version".into(), v);
             }
@@ -255,24 +263,56 @@ fn run_skill(action: SkillAction, json: bool) -> Result<i32, SetupError> {
         return Ok(0);
     }
     let dirs = Dirs::from_env()?;
-    let (verb, reports) = match action {
-        SkillAction::Install => ("install", skill::install_skill(&dirs)?),
-        SkillAction::Uninstall => ("uninstall", skill::uninstall_skill(&dirs)?),
-        SkillAction::Status => ("status", skill::skill_status(&dirs)?),
-        SkillAction::Reassert => ("reassert", skill::reassert_skill_in(&dirs)?),
+    let (verb, op) = match action {
+        SkillAction::Install => ("install", skill::SkillOp::Install),
+        SkillAction::Uninstall => ("uninstall", skill::SkillOp::Uninstall),
+        SkillAction::Status => ("status", skill::SkillOp::Status),
+        SkillAction::Reassert => ("reassert", skill::SkillOp::Reassert),
         SkillAction::Print => unreachable!("handled above"),
     };
-    if json {
-        emit_json(SkillsReply {
-            action: verb,
-            skills: &reports,
-        });
-    } else {
-        for r in &reports {
-            emit(&skill_line(r));
+    // Every folder is tried, like the hooks' agents: one failure neither hides nor stops the
+    // others, and the error reply lists them all.
+    let mut items = Vec::new();
+    let mut first_error: Option<SetupError> = None;
+    for home in skill::SkillHome::ALL {
+        match skill::apply_skill(op, home, &dirs) {
+            Ok(r) => {
+                if !json {
+                    emit(&skill_line(&r));
+                }
+                items.push(serde_json::to_value(&r).unwrap_or_default());
+            }
+            Err(e) => {
+                let name = serde_json::to_value(home).unwrap_or_default();
+                if !json {
+                    emit(&format!(
+                        "{:<7} {:<14} {e}",
+                        name.as_str().unwrap_or_default(),
+                        "error"
+                    ));
+                }
+                items.push(serde_json::json!({
+                    "home": name,
+                    "path": home.skill_file(&dirs),
+                    "error": e.code(),
+                    "message": e.to_string(),
+                }));
+                first_error.get_or_insert(e);
+            }
         }
     }
-    Ok(0)
+    match first_error {
+        Some(e) if op != skill::SkillOp::Status => Ok(fail_with(&e, json, "skills", items)),
+        _ => {
+            if json {
+                emit_json(SkillsReply {
+                    action: verb,
+                    skills: items,
+                });
+            }
+            Ok(0)
+        }
+    }
 }
 
 fn skill_line(r: &SkillReport) -> String {

@@ -88,23 +88,53 @@ fn state_of(text: Option<&str>) -> SkillState {
     }
 }
 
-fn for_each(
-    dirs: &Dirs,
-    mut act: impl FnMut(&Path, SkillState) -> Result<(SkillState, bool), SetupError>,
-) -> Result<Vec<SkillReport>, SetupError> {
+/// What to do with one skills folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SkillOp {
+    /// Read its state only.
+    Status,
+    /// Write our SKILL.md where it is missing or differs (never over a foreign one).
+    Install,
+    /// Remove our SKILL.md (and the folder when that leaves it empty).
+    Uninstall,
+    /// Rewrite our SKILL.md where it differs; install nothing new.
+    Reassert,
+}
+
+/// Applies `op` to one skills folder.
+///
+/// Errors: [`SetupError::Io`] when the SKILL.md cannot be read, written or removed;
+/// [`SetupError::BadConfig`] when it is not UTF-8.
+pub fn apply_skill(op: SkillOp, home: SkillHome, dirs: &Dirs) -> Result<SkillReport, SetupError> {
+    let path = home.skill_file(dirs);
+    let before = state_of(read_optional(&path)?.as_deref());
+    let (state, changed) = match (op, before) {
+        (SkillOp::Install, SkillState::Outdated | SkillState::NotInstalled)
+        | (SkillOp::Reassert, SkillState::Outdated) => write(&path)?,
+        (SkillOp::Uninstall, SkillState::Installed | SkillState::Outdated) => {
+            std::fs::remove_file(&path)
+                .map_err(|e| SetupError::Io(format!("cannot remove {}: {e}", path.display())))?;
+            if let Some(dir) = path.parent() {
+                // Fails, as it should, when the folder holds other files.
+                let _ = std::fs::remove_dir(dir);
+            }
+            (SkillState::NotInstalled, true)
+        }
+        (_, state) => (state, false),
+    };
+    Ok(SkillReport {
+        home,
+        path,
+        state,
+        changed,
+    })
+}
+
+/// [`apply_skill`] on every skills folder, stopping at the first error.
+fn for_each(dirs: &Dirs, op: SkillOp) -> Result<Vec<SkillReport>, SetupError> {
     SkillHome::ALL
         .iter()
-        .map(|&home| {
-            let path = home.skill_file(dirs);
-            let before = state_of(read_optional(&path)?.as_deref());
-            let (state, changed) = act(&path, before)?;
-            Ok(SkillReport {
-                home,
-                path,
-                state,
-                changed,
-            })
-        })
+        .map(|&home| apply_skill(op, home, dirs))
         .collect()
 }
 
@@ -121,7 +151,7 @@ fn write(path: &Path) -> Result<(SkillState, bool), SetupError> {
 /// Errors: [`SetupError::Io`] when a SKILL.md cannot be read; [`SetupError::BadConfig`] when one
 /// is not UTF-8.
 pub fn skill_status(dirs: &Dirs) -> Result<Vec<SkillReport>, SetupError> {
-    for_each(dirs, |_, state| Ok((state, false)))
+    for_each(dirs, SkillOp::Status)
 }
 
 /// Installs the skill into every skills folder (creating the folders), rewriting our SKILL.md
@@ -129,10 +159,7 @@ pub fn skill_status(dirs: &Dirs) -> Result<Vec<SkillReport>, SetupError> {
 ///
 /// Errors: as [`skill_status`], and [`SetupError::Io`] when a write fails.
 pub fn install_skill(dirs: &Dirs) -> Result<Vec<SkillReport>, SetupError> {
-    for_each(dirs, |path, state| match state {
-        SkillState::Installed | SkillState::Foreign => Ok((state, false)),
-        SkillState::Outdated | SkillState::NotInstalled => write(path),
-    })
+    for_each(dirs, SkillOp::Install)
 }
 
 /// Removes our SKILL.md from every skills folder, and its `termio` folder when that leaves it
@@ -140,18 +167,7 @@ pub fn install_skill(dirs: &Dirs) -> Result<Vec<SkillReport>, SetupError> {
 ///
 /// Errors: as [`skill_status`], and [`SetupError::Io`] when a removal fails.
 pub fn uninstall_skill(dirs: &Dirs) -> Result<Vec<SkillReport>, SetupError> {
-    for_each(dirs, |path, state| match state {
-        SkillState::NotInstalled | SkillState::Foreign => Ok((state, false)),
-        SkillState::Installed | SkillState::Outdated => {
-            std::fs::remove_file(path)
-                .map_err(|e| SetupError::Io(format!("cannot remove {}: {e}", path.display())))?;
-            if let Some(dir) = path.parent() {
-                // Fails, as it should, when the folder holds other files.
-                let _ = std::fs::remove_dir(dir);
-            }
-            Ok((SkillState::NotInstalled, true))
-        }
-    })
+    for_each(dirs, SkillOp::Uninstall)
 }
 
 /// Heals the skill where it is installed: every SKILL.md of ours whose text differs from
@@ -160,10 +176,7 @@ pub fn uninstall_skill(dirs: &Dirs) -> Result<Vec<SkillReport>, SetupError> {
 ///
 /// Errors: as [`install_skill`].
 pub fn reassert_skill_in(dirs: &Dirs) -> Result<Vec<SkillReport>, SetupError> {
-    for_each(dirs, |path, state| match state {
-        SkillState::Outdated => write(path),
-        _ => Ok((state, false)),
-    })
+    for_each(dirs, SkillOp::Reassert)
 }
 
 /// [`reassert_skill_in`] for the directories of the environment ([`Dirs::from_env`]). Returns
