@@ -178,9 +178,14 @@ fn send_types_text_then_return_and_keys_replace_it() {
     // Ctrl+C ends cat: back at the prompt, done.
     w.ok(&p, &["send", &link, "--key", "Ctrl+C"]);
     w.status_until(&p, &link, "done");
-    // `answer` is a deprecated alias.
-    w.ok(&p, &["answer", &link, "echo via-answer"]);
-    w.screen_until(&p, &link, |s| count_lines(s, "via-answer") == 1);
+    // `answer`, the deprecated alias, is for agent sessions only: a plain terminal refuses it
+    // and nothing is typed.
+    assert_eq!(
+        w.err(&p, &["answer", &link, "echo via-answer"]),
+        "wrong_agent"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!w.screen(&p, &link).contains("via-answer"));
 }
 
 #[test]

@@ -640,6 +640,10 @@ fn agent_choice_errors_and_send_without_target() {
     let link = v["target"].as_str().unwrap().to_string();
     let screen = w.screen_until(&p, &link, |s| s.contains("REPLY 1:"));
     assert_eq!(count_rows(&screen, "SUBMIT:just a prompt"), 1, "{screen}");
+    // `answer`, the deprecated alias of `send`, takes an agent session.
+    w.ok(&p, &["answer", &link, "second"]);
+    let screen = w.screen_until(&p, &link, |s| s.contains("REPLY 2:"));
+    assert_eq!(count_rows(&screen, "SUBMIT:second"), 1, "{screen}");
 }
 
 #[test]

@@ -148,7 +148,7 @@ types the text only. Text with line breaks is pasted (bracketed when the program
 submission."
     )]
     Send(SendArgs),
-    /// Deprecated alias of `send`.
+    /// Deprecated alias of `send`, for agent sessions only (`wrong_agent` on a plain terminal).
     #[command(hide = true)]
     Answer(SendArgs),
     /// Close one or more sessions.
@@ -406,10 +406,10 @@ pub fn run_verb(verb: Verb, json: bool) -> Result<Emitted, Error> {
             let text = r.body.screen.clone();
             Ok(Emitted::ok(&r, text))
         }
-        Verb::Send(a) => send(&mut ctx, a),
+        Verb::Send(a) => send(&mut ctx, a, false),
         Verb::Answer(a) => {
             eprintln!("termio: warning: `answer` is deprecated; use `send`");
-            send(&mut ctx, a)
+            send(&mut ctx, a, true)
         }
         Verb::Watch(a) => {
             let code = verbs::watch(&ctx, a.states.as_deref(), !a.no_snapshot, json)?;
@@ -457,7 +457,8 @@ fn looks_like_target(arg: &str) -> bool {
         || a.len() >= 8 && a.chars().all(|c| c.is_ascii_hexdigit() || c == '-')
 }
 
-fn send(ctx: &mut Ctx, a: SendArgs) -> Result<Emitted, Error> {
+/// `send` (and, with `agent_only`, the deprecated `answer`, which only agent sessions take).
+fn send(ctx: &mut Ctx, a: SendArgs, agent_only: bool) -> Result<Emitted, Error> {
     // `send` with no target behaves like `spawn` (spec): a lone prompt.
     if let (Some(prompt), None, true) = (&a.target, &a.text, a.keys.is_empty()) {
         if !looks_like_target(prompt) {
@@ -468,6 +469,7 @@ fn send(ctx: &mut Ctx, a: SendArgs) -> Result<Emitted, Error> {
         text: a.text.unwrap_or_default(),
         keys: a.keys,
         no_enter: a.no_enter,
+        agent_only,
     };
     let target = a.target.unwrap_or_default();
     match verbs::send(ctx, &target, &input, a.wait.wait())? {

@@ -314,6 +314,9 @@ pub enum TermioRequest {
         keys: Vec<String>,
         /// Press Return (its own write, [`SUBMIT_GAP`] after the text).
         enter: bool,
+        /// `answer`: refuse (`wrong_agent`) unless the target is an agent session.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        agent_only: bool,
     },
     /// Closes sessions (all targets resolve first, or none is closed).
     Close {
@@ -696,8 +699,17 @@ fn handle_inner(
             text,
             keys,
             enter,
+            agent_only,
         } => {
             let s = resolve(sessions, &caller, &target, &registry)?;
+            if agent_only && !s.termio.agent.is_agent() {
+                return Err(Error::new(
+                    Code::WrongAgent,
+                    format!(
+                        "{target} is a plain terminal: `answer` is for agent sessions (use `send`)"
+                    ),
+                ));
+            }
             let typed = input_steps(&text, &keys)?;
             if typed.steps.is_empty() && !enter {
                 return Err(Error::new(Code::NoText, "nothing to send"));
@@ -1096,6 +1108,7 @@ mod tests {
             text: "hi".into(),
             keys: vec!["Tab".into()],
             enter: false,
+            agent_only: false,
         });
         let line = serde_json::to_string(&r).unwrap();
         assert!(

@@ -289,6 +289,8 @@ pub struct Input {
     pub keys: Vec<String>,
     /// `--no-enter`: no Return.
     pub no_enter: bool,
+    /// The deprecated `answer`: the target must be an agent session (else `wrong_agent`).
+    pub agent_only: bool,
 }
 
 /// `send <link> "<text>"`: the text, then a real Return as a separate write (unless `--key`
@@ -316,6 +318,7 @@ pub fn send(
         text: input.text.clone(),
         keys: input.keys.clone(),
         enter: input.keys.is_empty() && !input.no_enter,
+        agent_only: input.agent_only,
     })?;
     let Some(wait) = wait else {
         return Ok(SendReply::Sent(sent.reply));
