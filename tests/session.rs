@@ -44,14 +44,7 @@ impl Host {
 
     /// The host's pid, from a raw `ping` on its socket.
     fn host_pid(&self) -> i32 {
-        use std::io::{Read, Write};
-        let mut s = std::os::unix::net::UnixStream::connect(self.rt().join("host.sock")).unwrap();
-        s.write_all(b"{\"op\":\"ping\"}\n").unwrap();
-        let mut reply = String::new();
-        s.read_to_string(&mut reply).unwrap();
-        serde_json::from_str::<Value>(&reply).unwrap()["pid"]
-            .as_i64()
-            .unwrap() as i32
+        common::host_pid(&self.rt()).expect("the host answers ping")
     }
 
     /// Runs `session <args>`; returns the JSON document and the exit code.

@@ -2,6 +2,8 @@
 //! agents' config variables pointed at a scratch folder holding realistic config files; and the
 //! session host re-asserting the skill when it starts.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -895,16 +897,6 @@ fn hand_edits_heal_and_foreign_skills_are_left_alone() {
     );
 }
 
-/// The host's pid, asked over its socket in `rt`; `None` when no host answers.
-fn host_pid(rt: &Path) -> Option<i64> {
-    use std::io::{Read, Write};
-    let mut s = std::os::unix::net::UnixStream::connect(rt.join("host.sock")).ok()?;
-    s.write_all(b"{\"op\":\"ping\"}\n").ok()?;
-    let mut reply = String::new();
-    s.read_to_string(&mut reply).ok()?;
-    serde_json::from_str::<Value>(&reply).ok()?["pid"].as_i64()
-}
-
 impl Home {
     /// `termio <args>` as [`Home::cmd`] runs it, with a private host (runtime dir `rt` under
     /// HOME) and XDG dirs under HOME; a std command, so it can be spawned.
@@ -952,7 +944,7 @@ fn a_host_start_heals_the_skill_while_session_control_is_on() {
         .spawn()
         .unwrap();
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while host_pid(&rt).is_none() {
+    while common::host_pid(&rt).is_none() {
         assert!(
             std::time::Instant::now() < deadline,
             "the host never answered"
@@ -972,7 +964,7 @@ fn a_host_start_heals_the_skill_while_session_control_is_on() {
         .unwrap();
     let reply: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(reply["ok"], true, "{reply}");
-    let pid = host_pid(&home.path("rt-on"));
+    let pid = common::host_pid(&home.path("rt-on"));
     if let Some(pid) = pid {
         let _ = std::process::Command::new("kill")
             .arg(pid.to_string())

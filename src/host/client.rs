@@ -121,16 +121,7 @@ fn request_inner(
     honor_interrupt: bool,
     timeout: Duration,
 ) -> Result<Value, HostError> {
-    let mut stream = connect()?;
-    let mut line = serde_json::to_vec(request)
-        .map_err(|e| HostError::new(ErrorCode::InvalidRequest, e.to_string()))?;
-    line.push(b'\n');
-    stream.write_all(&line).map_err(|e| {
-        HostError::new(
-            ErrorCode::HostUnavailable,
-            format!("cannot send to the host: {e}"),
-        )
-    })?;
+    let mut stream = send_request(request)?;
     let _ = stream.set_read_timeout(Some(Duration::from_millis(50)));
     let deadline = Instant::now() + timeout;
     let mut reply = Vec::new();
@@ -208,11 +199,10 @@ pub enum StreamEnd {
     Closed,
 }
 
-/// Sends a streaming request and reads the host's acknowledgement (the first line).
+/// Connects and writes `request` as one line.
 ///
-/// Errors: as [`request`]; the host's error envelope (e.g. `session_not_found`) instead of an
-/// acknowledgement becomes `Err`.
-pub fn open_stream(request: &Request) -> Result<(Value, Stream), HostError> {
+/// Errors: `host_unavailable` when the host cannot be reached or written to.
+fn send_request(request: &Request) -> Result<UnixStream, HostError> {
     let mut stream = connect()?;
     let mut line = serde_json::to_vec(request)
         .map_err(|e| HostError::new(ErrorCode::InvalidRequest, e.to_string()))?;
@@ -223,6 +213,15 @@ pub fn open_stream(request: &Request) -> Result<(Value, Stream), HostError> {
             format!("cannot send to the host: {e}"),
         )
     })?;
+    Ok(stream)
+}
+
+/// Sends a streaming request and reads the host's acknowledgement (the first line).
+///
+/// Errors: as [`request`]; the host's error envelope (e.g. `session_not_found`) instead of an
+/// acknowledgement becomes `Err`.
+pub fn open_stream(request: &Request) -> Result<(Value, Stream), HostError> {
+    let stream = send_request(request)?;
     let mut s = Stream {
         stream,
         pending: Vec::new(),

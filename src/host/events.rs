@@ -134,9 +134,9 @@ impl Hub {
         }
     }
 
-    /// Re-reads every session's summary and publishes the ones that changed. Summaries are
-    /// computed outside the hub's lock (each takes its session's lock briefly).
-    pub fn tick(&self) {
+    /// The watched sessions and their summaries now (computed outside the hub's lock: each
+    /// takes its session's lock briefly).
+    fn summaries(&self) -> (Vec<Arc<Session>>, Vec<(String, Value)>) {
         let sessions: Vec<Arc<Session>> = self
             .inner()
             .sessions
@@ -144,10 +144,17 @@ impl Hub {
             .map(|w| w.session.clone())
             .collect();
         let registry = Registry::load().unwrap_or_default();
-        let fresh: Vec<(String, Value)> = sessions
+        let fresh = sessions
             .iter()
             .map(|s| (s.id.clone(), summary(s, &registry)))
             .collect();
+        (sessions, fresh)
+    }
+
+    /// Re-reads every session's summary and publishes the ones that changed. Summaries are
+    /// computed outside the hub's lock (each takes its session's lock briefly).
+    pub fn tick(&self) {
+        let (sessions, fresh) = self.summaries();
         let stalled = self.detect_stalls(&sessions, &fresh);
         let mut inner = self.inner();
         for (id, evidence) in stalled {
@@ -227,17 +234,7 @@ impl Hub {
     /// event per scope, all marked `snapshot`) and the receiver of every later event. The
     /// subscription counts as activity (the host does not exit idle) until it is dropped.
     pub fn subscribe(self: &Arc<Hub>) -> Subscription {
-        let sessions: Vec<Arc<Session>> = self
-            .inner()
-            .sessions
-            .values()
-            .map(|w| w.session.clone())
-            .collect();
-        let registry = Registry::load().unwrap_or_default();
-        let summaries: HashMap<String, Value> = sessions
-            .iter()
-            .map(|s| (s.id.clone(), summary(s, &registry)))
-            .collect();
+        let summaries: HashMap<String, Value> = self.summaries().1.into_iter().collect();
         let mut guard = self.inner();
         let inner = &mut *guard;
         let (tx, rx) = mpsc::channel();

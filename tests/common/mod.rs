@@ -442,3 +442,15 @@ pub fn fixture_agent_path() -> PathBuf {
     );
     path
 }
+
+/// The pid of the session host serving `runtime_dir` (`CONSOLE2SVG_RUNTIME_DIR`), from a raw
+/// `ping` on its socket; `None` when no host answers.
+pub fn host_pid(runtime_dir: &Path) -> Option<i32> {
+    use std::io::{Read, Write};
+    let mut s = std::os::unix::net::UnixStream::connect(runtime_dir.join("host.sock")).ok()?;
+    s.write_all(b"{\"op\":\"ping\"}\n").ok()?;
+    let mut reply = String::new();
+    s.read_to_string(&mut reply).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&reply).ok()?;
+    v["pid"].as_i64().map(|p| p as i32)
+}

@@ -296,15 +296,7 @@ impl World {
 
     /// The host's pid, from a raw `ping` on its socket.
     pub fn host_pid(&self) -> i32 {
-        use std::io::{Read, Write};
-        let sock = self.root().join("rt/host.sock");
-        let mut s = std::os::unix::net::UnixStream::connect(sock).unwrap();
-        s.write_all(b"{\"op\":\"ping\"}\n").unwrap();
-        let mut reply = String::new();
-        s.read_to_string(&mut reply).unwrap();
-        serde_json::from_str::<Value>(&reply).unwrap()["pid"]
-            .as_i64()
-            .unwrap() as i32
+        super::host_pid(&self.root().join("rt")).expect("the host answers ping")
     }
 }
 
@@ -314,19 +306,10 @@ impl Drop for World {
         let mut c = self.base(std::process::Command::new(console2svg_path()), &root);
         let _ = c.args(["session", "stop", "--all", "--yes"]).output();
         // The host itself: ask its pid, then end it.
-        use std::io::{Read, Write};
-        if let Ok(mut s) = std::os::unix::net::UnixStream::connect(root.join("rt/host.sock")) {
-            let _ = s.write_all(b"{\"op\":\"ping\"}\n");
-            let mut reply = String::new();
-            let _ = s.read_to_string(&mut reply);
-            if let Some(pid) = serde_json::from_str::<Value>(&reply)
-                .ok()
-                .and_then(|v| v["pid"].as_i64())
-            {
-                let _ = std::process::Command::new("kill")
-                    .arg(pid.to_string())
-                    .status();
-            }
+        if let Some(pid) = super::host_pid(&root.join("rt")) {
+            let _ = std::process::Command::new("kill")
+                .arg(pid.to_string())
+                .status();
         }
     }
 }
