@@ -105,6 +105,24 @@ fn text_of(line: &Value) -> String {
     }
 }
 
+/// `spawn "<prompt>" --agent <agent> --wait` (30 s), required to settle `done`; the reply.
+fn spawn_done(w: &World, p: &std::path::Path, prompt: &str, agent: &str) -> Value {
+    let v = w.ok(
+        p,
+        &[
+            "spawn",
+            prompt,
+            "--agent",
+            agent,
+            "--wait",
+            "--timeout",
+            "30000",
+        ],
+    );
+    assert_eq!(v["status"], "done", "{v}");
+    v
+}
+
 /// Asserts a wait reply's range is exactly one assistant line with `reply`.
 fn assert_range_is_reply(v: &Value, reply: &str) {
     let lines = transcript_range(v);
@@ -122,19 +140,7 @@ fn spawn_wait_returns_exactly_the_turns_reply_and_send_wait_the_next() {
     let w = world();
     let p = w.folder("p");
     let t0 = Instant::now();
-    let v = w.ok(
-        &p,
-        &[
-            "spawn",
-            "first task",
-            "--agent",
-            "fix",
-            "--wait",
-            "--timeout",
-            "30000",
-        ],
-    );
-    assert_eq!(v["status"], "done", "{v}");
+    let v = spawn_done(&w, &p, "first task", "fix");
     assert_eq!(v["timed_out"], false);
     assert_eq!(v["created"], true);
     // SC-14: the assistant line lands 600 ms after the Stop hook; the range still holds it.
@@ -456,19 +462,7 @@ fn a_codex_style_paste_burst_prompt_submits_exactly_once() {
     // SC-02: the Return goes in its own write after the agent's quiet gap.
     let w = world();
     let p = w.folder("p");
-    let v = w.ok(
-        &p,
-        &[
-            "spawn",
-            "hello",
-            "--agent",
-            "fix-codex",
-            "--wait",
-            "--timeout",
-            "30000",
-        ],
-    );
-    assert_eq!(v["status"], "done", "{v}");
+    let v = spawn_done(&w, &p, "hello", "fix-codex");
     let link = v["target"].as_str().unwrap().to_string();
     let v2 = w.ok(
         &p,
@@ -487,19 +481,7 @@ fn codex_hooks_and_notify_settle_a_turn_once_its_reply_is_in_the_transcript() {
     // argument (`last-assistant-message`), 600 ms before the reply reaches the transcript.
     let w = World::new().with_agents(AGENTS).with_codex_hooks("fix-cx");
     let p = w.folder("p");
-    let v = w.ok(
-        &p,
-        &[
-            "spawn",
-            "codex task",
-            "--agent",
-            "fix-cx",
-            "--wait",
-            "--timeout",
-            "30000",
-        ],
-    );
-    assert_eq!(v["status"], "done", "{v}");
+    let v = spawn_done(&w, &p, "codex task", "fix-cx");
     assert_range_is_reply(&v, "REPLY 1: ksat xedoc");
     let link = v["target"].as_str().unwrap().to_string();
     let e = w.entry(&p, &link);
@@ -515,19 +497,7 @@ fn a_multi_line_prompt_submits_exactly_once() {
     // SC-03: pasted (bracketed), one submission.
     let w = world();
     let p = w.folder("p");
-    let v = w.ok(
-        &p,
-        &[
-            "spawn",
-            "line1\nline2\nline3",
-            "--agent",
-            "fix",
-            "--wait",
-            "--timeout",
-            "30000",
-        ],
-    );
-    assert_eq!(v["status"], "done", "{v}");
+    let v = spawn_done(&w, &p, "line1\nline2\nline3", "fix");
     let link = v["target"].as_str().unwrap().to_string();
     let v2 = w.ok(&p, &["send", &link, "a\nb", "--wait", "--timeout", "30000"]);
     assert_eq!(v2["status"], "done", "{v2}");
