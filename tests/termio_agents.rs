@@ -33,6 +33,15 @@ agents:
     hooks: claude
     ready: '(?m)^❯(\s|$)'
     transcript: '{transcripts}/*.jsonl'
+  fix-fast-screen:
+    command: '{fixture}'
+    args: [--think-ms, '0', --transcript-lag-ms, '0']
+    ready: '(?m)^❯(\s|$)'
+    dialogs: false
+    screen_rules:
+      - {match: '(?m)^\[working\]$', state: working}
+      - {match: '(?m)^\[done\]$', state: done}
+    transcript: '{transcripts}/*.jsonl'
   fix-hooks:
     command: '{fixture}'
     args: [--report, hooks, --think-ms, '400']
@@ -742,4 +751,86 @@ fn watch_supervises_three_agents_with_a_stall_alarm() {
         stalled.len() == 1,
         "one alarm per quiet stretch: {stalled:?}"
     );
+}
+
+/// A send to an agent session whose agent has exited types nothing (the shell would run it as
+/// a command): `not_live`.
+#[test]
+fn a_send_after_the_agent_exited_types_nothing() {
+    let w = world();
+    let p = w.folder("p");
+    let v = spawn_done(&w, &p, "warm up", "fix");
+    let link = v["target"].as_str().unwrap().to_string();
+    assert_eq!(w.err(&p, &["send", &link, "/exit", "--wait"]), "agent_gone");
+    w.entry_until(&p, &link, |e| e["status"] == "exited");
+    let marker = p.join("pwned.txt");
+    let cmd = format!("echo PWNED > {}", marker.display());
+    assert_eq!(w.err(&p, &["send", &link, &cmd]), "not_live");
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(!marker.exists(), "the shell ran the prompt");
+}
+
+/// Agents of one kind without hooks, spawned at once, each find their own transcript (the
+/// file holding the prompt they delivered), so each result is its own.
+#[test]
+fn agents_of_one_kind_spawned_together_keep_their_own_transcripts() {
+    let w = world();
+    let p = w.folder("p");
+    let replies: Vec<(String, Value)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = ["alpha task", "beta task", "gamma task"]
+            .into_iter()
+            .map(|prompt| {
+                let w = &w;
+                let p = &p;
+                scope.spawn(move || (prompt.to_string(), spawn_done(w, p, prompt, "fix-osc")))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut files: Vec<&str> = replies
+        .iter()
+        .map(|(_, v)| v["transcript"].as_str().unwrap())
+        .collect();
+    files.sort();
+    files.dedup();
+    assert_eq!(files.len(), 3, "{replies:?}");
+    for (prompt, v) in &replies {
+        let reversed: String = prompt.chars().rev().collect();
+        assert_range_is_reply(v, &format!("REPLY 1: {reversed}"));
+    }
+}
+
+/// A prompt sent while the agent is mid-turn is queued by the agent: its wait settles only
+/// after its own turn, and its range is its own reply (not the busy turn's).
+#[test]
+fn a_prompt_queued_behind_a_running_turn_waits_for_its_own_reply() {
+    let w = world();
+    let p = w.folder("p");
+    let v = spawn_done(&w, &p, "warm up", "fix");
+    let link = v["target"].as_str().unwrap().to_string();
+    w.ok(&p, &["send", &link, "busy sleep 2500"]);
+    w.entry_until(&p, &link, |e| e["status"] == "working");
+    let v = w.ok(
+        &p,
+        &["send", &link, "my question", "--wait", "--timeout", "30000"],
+    );
+    assert_eq!(v["status"], "done", "{v}");
+    assert_eq!(v["timed_out"], false);
+    assert_range_is_reply(&v, "REPLY 3: noitseuq ym");
+}
+
+/// A turn faster than the status sampling (screen rules only, no think, no lag) still counts:
+/// its transcript lines are its effect, and the wait settles on them.
+#[test]
+fn a_turn_faster_than_sampling_settles() {
+    let w = world();
+    let p = w.folder("p");
+    let v = spawn_done(&w, &p, "quick", "fix-fast-screen");
+    let link = v["target"].as_str().unwrap().to_string();
+    for (n, text) in [(2, "again one"), (3, "again two")] {
+        let v = w.ok(&p, &["send", &link, text, "--wait", "--timeout", "30000"]);
+        assert_eq!(v["status"], "done", "{v}");
+        let reversed: String = text.chars().rev().collect();
+        assert_range_is_reply(&v, &format!("REPLY {n}: {reversed}"));
+    }
 }

@@ -331,6 +331,18 @@ pub fn main() -> i32 {
         .and_then(|m| Cli::from_arg_matches(&m));
     let cli = match parsed {
         Ok(cli) => cli,
+        // A status hook must never fail its agent, whatever it was given (README: `termio
+        // agent report` always exits 0); its help still prints.
+        Err(e)
+            if argv.get(1).is_some_and(|a| a == "agent")
+                && argv.get(2).is_some_and(|a| a == "report")
+                && !matches!(
+                    e.kind(),
+                    clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
+                ) =>
+        {
+            return 0
+        }
         Err(e) => return usage_error(e, json),
     };
     match cli.command {

@@ -177,6 +177,9 @@ struct Turn {
     growth: Option<(u64, Instant)>,
     stalled: Option<String>,
     settled: Option<(u64, u64)>,
+    /// The text delivered (its prompt line in the transcript marks where its response starts,
+    /// and identifies the session's transcript when no hook names it).
+    text: String,
 }
 
 /// Where the monitor is with starting the agent.
@@ -604,8 +607,34 @@ impl Track {
             return;
         }
         self.last_search = Some(now);
+        // Without a hook naming it, the session's transcript is the file (of those written
+        // since it started) holding a prompt it delivered: several agents of one kind started
+        // together each find their own. Before any delivery there is no telling; a file
+        // that never shows a delivered prompt is taken, newest first, after [`BIND_GRACE`].
+        let delivered: Vec<(&str, Instant)> = self
+            .turns
+            .iter()
+            .filter_map(|t| Some((needle(&t.text)?, t.delivered?)))
+            .collect();
+        let Some(first) = delivered.iter().map(|d| d.1).min() else {
+            return;
+        };
         let full = agents::expand_pattern(&pattern, &self.cwd);
-        self.transcript = agents::find_newest(&full, self.started);
+        let files = agents::find_files(&full, self.started);
+        let holds_ours = |p: &PathBuf| {
+            let lines = transcript::lines(p, 0, transcript::line_count(p));
+            lines.iter().any(|l| {
+                transcript::is_prompt_line(l)
+                    && delivered
+                        .iter()
+                        .any(|(n, _)| transcript::contains_text(l, n))
+            })
+        };
+        self.transcript = files.iter().find(|p| holds_ours(p)).cloned().or_else(|| {
+            (now.duration_since(first) >= BIND_GRACE)
+                .then(|| files.first().cloned())
+                .flatten()
+        });
     }
 
     /// Advances the current turn: stall check, transcript catch-up, settlement.
@@ -615,12 +644,21 @@ impl Track {
         let seq = self.seq;
         let path = self.transcript.clone();
         let last_end = self.last_settled_end;
+        let status = self.status;
         let Some(t) = self.current_turn_mut() else {
             return;
         };
         let Some(at) = t.delivered else { return };
+        // A turn faster than the status sampling (done → done) still leaves its lines in the
+        // transcript: growth past the delivery counts as the prompt's effect.
+        let grew = !t.seen_working
+            && seq == t.seq_at_delivery
+            && path
+                .as_deref()
+                .is_some_and(|p| transcript::line_count(p) > t.cursor.or(last_end).unwrap_or(0));
         let effect = t.seen_working
             || seq > t.seq_at_delivery
+            || grew
             || no_signal && version > t.version_at_delivery;
         if !effect {
             if now.duration_since(at) >= STALL {
@@ -635,10 +673,18 @@ impl Track {
             }
             return;
         }
+        if status == Status::Working {
+            // Still (or again) working, e.g. on a prompt queued behind the previous turn.
+            return;
+        }
+        let resting = matches!(status, Status::Done | Status::Idle);
         let rested = match t.rested_at {
             Some(r) if t.rest_by_hook || now.duration_since(r) >= REST_HOLD => Some(r),
             Some(_) => None,
-            None if no_signal && quiet >= SETTLE_QUIET => Some(now - quiet),
+            // Never seen working (a turn faster than sampling) but back at rest and quiet.
+            None if (no_signal || !t.seen_working && resting) && quiet >= SETTLE_QUIET => {
+                Some(now - quiet)
+            }
             None => None,
         };
         let Some(rested) = rested else { return };
@@ -661,20 +707,46 @@ impl Track {
             }
         };
         let lines = transcript::lines(&path, start, count);
+        // The response starts after this turn's own prompt line (a turn queued behind another
+        // has that turn's reply first); it is caught up once the reply is after that line.
+        let needle = needle(&t.text);
+        let own = needle.and_then(|n| {
+            lines
+                .iter()
+                .rposition(|l| transcript::is_prompt_line(l) && transcript::contains_text(l, n))
+        });
+        let after = &lines[own.map_or(0, |i| i + 1)..];
         let caught_up = match &t.last_message {
-            Some(m) => lines.iter().any(|l| transcript::contains_text(l, m)),
+            Some(m) => after.iter().any(|l| transcript::contains_text(l, m)),
             None => {
-                lines.iter().any(|l| transcript::is_assistant_line(l))
+                after.iter().any(|l| transcript::is_assistant_line(l))
                     && now.duration_since(grown) >= Duration::from_millis(300)
             }
         };
-        let still = now.duration_since(grown.max(rested)) >= CATCH_UP;
+        // Settling on a still transcript needs the turn's own prompt in it (when the agent
+        // writes prompts there at all: some line is a prompt line).
+        let placed = own.is_some()
+            || needle.is_none()
+            || !lines.iter().any(|l| transcript::is_prompt_line(l));
+        let still = placed && now.duration_since(grown.max(rested)) >= CATCH_UP;
         if caught_up || still || now.duration_since(rested) >= CATCH_UP_MAX {
-            let skip = lines
-                .iter()
-                .take_while(|l| transcript::is_prompt_line(l))
-                .count() as u64;
+            let skip = match own {
+                Some(i) => i as u64 + 1,
+                None => lines
+                    .iter()
+                    .take_while(|l| transcript::is_prompt_line(l))
+                    .count() as u64,
+            };
             t.settled = Some((start + skip, count));
+            // Older turns still open (this prompt was queued behind them) end where this
+            // turn's prompt line is: their waiters and the `turn ending` view are released.
+            let (id, before) = (t.id, start + own.map_or(skip, |i| i as u64));
+            for x in self.turns.iter_mut().filter(|x| {
+                x.id < id && x.delivered.is_some() && x.settled.is_none() && x.stalled.is_none()
+            }) {
+                let from = x.cursor.unwrap_or(before).min(before);
+                x.settled = Some((from, before));
+            }
             self.last_settled_end = Some(count);
             self.settled_at = Some(SystemTime::now());
         }
@@ -767,6 +839,7 @@ pub fn start(s: &Arc<Session>, def: AgentDef, prompt: String) -> Result<u64, Str
 impl Turn {
     fn new(id: u64) -> Turn {
         Turn {
+            text: String::new(),
             id,
             delivered: None,
             cursor: None,
@@ -912,6 +985,18 @@ enum Todo {
     Prompt,
 }
 
+/// How long after its first delivery a session without a hook-named transcript takes the
+/// newest candidate file when none holds one of its prompts.
+const BIND_GRACE: Duration = Duration::from_secs(10);
+
+/// The part of a delivered text to look for in a transcript: its last non-empty line,
+/// trimmed (an envelope before it, or paste markers, do not matter), at most 120 chars.
+fn needle(text: &str) -> Option<&str> {
+    let line = text.lines().map(str::trim).rfind(|l| !l.is_empty())?;
+    let end = line.char_indices().nth(120).map_or(line.len(), |(i, _)| i);
+    Some(&line[..end])
+}
+
 /// What a `send` to an agent did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sent {
@@ -935,6 +1020,13 @@ fn type_turn(s: &Session, text: &str, turn: Option<u64>) -> Result<Sent, HostErr
     let (gap, path) = {
         let g = s.termio.agent.track.lock();
         let t = g.as_ref().ok_or_else(|| not_agent(s))?;
+        if t.gone {
+            // The shell is in front again: typing would run the text as a command.
+            return Err(HostError::new(
+                ErrorCode::SessionExited,
+                "the agent exited back to its shell; nothing was typed",
+            ));
+        }
         (Duration::from_millis(t.def.quiet_ms), t.transcript.clone())
     };
     let cursor = path.as_deref().map(transcript::line_count);
@@ -974,6 +1066,7 @@ fn type_turn(s: &Session, text: &str, turn: Option<u64>) -> Result<Sent, HostErr
             x.cursor = cursor;
             x.seq_at_delivery = seq;
             x.version_at_delivery = version;
+            x.text = text.to_string();
         }
         // Keep the last few turns only.
         let keep = t.turns.len().saturating_sub(8);

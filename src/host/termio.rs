@@ -717,6 +717,20 @@ fn handle_inner(
             if s.lock().state != State::Running {
                 return Err(not_live(&s));
             }
+            if s.termio
+                .agent
+                .view()
+                .is_some_and(|v| v.status == Status::Exited)
+            {
+                return Err(Error::new(
+                    Code::NotLive,
+                    format!(
+                        "the agent in {} exited back to its shell; nothing was typed (spawn a \
+                         new one)",
+                        link_of(&s)
+                    ),
+                ));
+            }
             if s.termio.agent.is_agent() {
                 let with_keys = !keys.is_empty();
                 return Ok(Box::new(move || {

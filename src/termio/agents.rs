@@ -264,7 +264,10 @@ impl Registry {
                     default = file.default;
                 }
                 Ok(_) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                // The default file is optional; one named by the environment must exist.
+                Err(e)
+                    if e.kind() == std::io::ErrorKind::NotFound
+                        && std::env::var_os(AGENTS_FILE_ENV).is_none_or(|v| v.is_empty()) => {}
                 Err(e) => {
                     return Err(Error::new(
                         Code::BadAgent,
@@ -362,9 +365,9 @@ pub fn expand_pattern(pattern: &str, cwd: &Path) -> String {
         .replace("{cwd}", &cwd.to_string_lossy())
 }
 
-/// The newest file matching the absolute `pattern` (`*`, `?` within a segment) modified at or
-/// after `since`.
-pub fn find_newest(pattern: &str, since: SystemTime) -> Option<PathBuf> {
+/// The files matching the absolute `pattern` (`*`, `?` within a segment) modified at or
+/// after `since`, newest first.
+pub fn find_files(pattern: &str, since: SystemTime) -> Vec<PathBuf> {
     let mut found: Vec<PathBuf> = vec![PathBuf::from("/")];
     for seg in pattern.split('/').filter(|s| !s.is_empty()) {
         let mut next = Vec::new();
@@ -385,18 +388,24 @@ pub fn find_newest(pattern: &str, since: SystemTime) -> Option<PathBuf> {
         }
         found = next;
         if found.is_empty() {
-            return None;
+            return Vec::new();
         }
     }
-    found
+    let mut files = found
         .into_iter()
         .filter_map(|p| {
             let m = std::fs::metadata(&p).ok()?;
             let t = m.modified().ok()?;
             (m.is_file() && t >= since).then_some((t, p))
         })
-        .max()
-        .map(|(_, p)| p)
+        .collect::<Vec<_>>();
+    files.sort_by(|a, b| b.cmp(a));
+    files.into_iter().map(|(_, p)| p).collect()
+}
+
+/// The newest of [`find_files`].
+pub fn find_newest(pattern: &str, since: SystemTime) -> Option<PathBuf> {
+    find_files(pattern, since).into_iter().next()
 }
 
 fn glob_segment(seg: &str) -> regex::Regex {
