@@ -584,22 +584,28 @@ fn a_prompt_eaten_by_a_booting_agent_is_prompt_stalled() {
     let w = world();
     let p = w.folder("p");
     let t = Instant::now();
-    assert_eq!(
-        w.err(
-            &p,
-            &[
-                "spawn",
-                "hello",
-                "--agent",
-                "fix-early",
-                "--wait",
-                "--timeout",
-                "60000"
-            ]
-        ),
-        "prompt_stalled"
-    );
+    let args = [
+        "spawn",
+        "hello",
+        "--agent",
+        "fix-early",
+        "--wait",
+        "--timeout",
+        "60000",
+    ];
+    let (v, code) = w.sessions(&p, &args);
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(v["error"], "prompt_stalled", "{v}");
     assert!(t.elapsed() < Duration::from_secs(15), "{:?}", t.elapsed());
+    // The message names the session the spawn created (the error shape has no target).
+    let link = w.ok(&p, &["list"])["sessions"][0]["link"].clone();
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains(link.as_str().unwrap()),
+        "{v}"
+    );
 }
 
 #[test]
@@ -832,5 +838,45 @@ fn a_turn_faster_than_sampling_settles() {
         assert_eq!(v["status"], "done", "{v}");
         let reversed: String = text.chars().rev().collect();
         assert_range_is_reply(&v, &format!("REPLY {n}: {reversed}"));
+    }
+}
+
+/// Questions answered faster than the host samples still reach `watch`: one `needs-you` line
+/// (with the question) per question, each followed by the turn's `done`.
+#[test]
+fn watch_reports_every_question_even_when_answered_at_once() {
+    let w = world();
+    let p = w.folder("p");
+    let v = spawn_done(&w, &p, "warm up", "fix");
+    let link = v["target"].as_str().unwrap().to_string();
+    let watch = Watch::start(&w, &p, &["--json", "--no-snapshot"]);
+    std::thread::sleep(Duration::from_millis(300));
+    for i in 1..=3 {
+        let asked = w.ok(
+            &p,
+            &["send", &link, &format!("ask permission {i}"), "--wait"],
+        );
+        assert_eq!(asked["status"], "needs-you", "{asked}");
+        // Where the response will start, though the turn has not settled.
+        assert!(asked["cursor"].as_u64().is_some(), "{asked}");
+        assert!(asked.get("cursor_end").is_none(), "{asked}");
+        let answered = w.ok(&p, &["send", &link, "1", "--wait"]);
+        assert_eq!(answered["status"], "done", "{answered}");
+    }
+    for i in 1..=3 {
+        let (q, before) = watch.until(|e| e["link"] == link.as_str() && e["status"] == "needs-you");
+        assert!(
+            q["prompt"]
+                .as_str()
+                .unwrap()
+                .contains("Allow write to hello.txt?"),
+            "{q}"
+        );
+        if i > 1 {
+            assert!(
+                before.iter().any(|e| e["status"] == "done"),
+                "a done between questions: {before:?}"
+            );
+        }
     }
 }

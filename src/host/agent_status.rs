@@ -234,6 +234,9 @@ pub struct Track {
     turns: Vec<Turn>,
     queued: Option<(u64, String)>,
     last_search: Option<Instant>,
+    /// The last few `needs-you` changes: (status sequence, question), for watchers that
+    /// sample less often than a question can be answered ([`Slot::asked_since`]).
+    asked: std::collections::VecDeque<(u64, Option<String>)>,
 }
 
 /// The agent part of a session's termio metadata: `None` for plain terminals.
@@ -287,6 +290,7 @@ impl Track {
             turns: Vec::new(),
             queued: None,
             last_search: None,
+            asked: std::collections::VecDeque::new(),
         }
     }
 
@@ -338,6 +342,13 @@ impl Track {
             self.reason = reason;
             self.since = SystemTime::now();
             self.seq += 1;
+            if status == Status::NeedsYou {
+                let question = self.question();
+                self.asked.push_back((self.seq, question));
+                if self.asked.len() > 16 {
+                    self.asked.pop_front();
+                }
+            }
         } else if self.reason.starts_with("starting") {
             // The first word of a source that agrees with the initial status explains it.
             self.reason = reason;
@@ -798,6 +809,19 @@ impl Slot {
         self.track.lock().as_ref().map(|t| t.def.clone())
     }
 
+    /// The `needs-you` changes after status sequence `seq` (oldest first, with their
+    /// questions) and the sequence now: how a watcher sampling every 100 ms still reports a
+    /// question that was answered in between. Empty for plain terminals.
+    pub fn asked_since(&self, seq: u64) -> (u64, Vec<(u64, Option<String>)>) {
+        match self.track.lock().as_ref() {
+            Some(t) => (
+                t.seq,
+                t.asked.iter().filter(|(s, _)| *s > seq).cloned().collect(),
+            ),
+            None => (seq, Vec::new()),
+        }
+    }
+
     /// Marks the session closed (`close`): waits end with `session_closed`.
     pub fn mark_closed(&self) {
         if let Some(t) = self.track.lock().as_mut() {
@@ -1168,7 +1192,7 @@ pub fn probe(s: &Session, id: u64, from_seq: u64, budget: Duration) -> TurnProbe
     let end = Instant::now() + budget;
     loop {
         let running = s.lock().state == State::Running;
-        let (outcome, message, view, range) = {
+        let (outcome, message, view, range, start) = {
             let g = s.termio.agent.track.lock();
             match g.as_ref() {
                 None => (
@@ -1176,14 +1200,18 @@ pub fn probe(s: &Session, id: u64, from_seq: u64, budget: Duration) -> TurnProbe
                     Some("not an agent session".to_string()),
                     None,
                     None,
+                    None,
                 ),
                 Some(t) => {
                     let (o, m) = t.outcome(id, from_seq, running);
-                    let range = t.turns.iter().find(|x| x.id == id).and_then(|x| {
+                    let turn = t.turns.iter().find(|x| x.id == id);
+                    let range = turn.and_then(|x| {
                         x.settled
                             .filter(|_| x.cursor.is_some() || t.transcript.is_some())
                     });
-                    (o, m, Some(t.view()), range)
+                    // Not settled (timed out, needs-you): where the response will start.
+                    let start = turn.and_then(|x| x.cursor);
+                    (o, m, Some(t.view()), range, start)
                 }
             }
         };
@@ -1213,7 +1241,10 @@ pub fn probe(s: &Session, id: u64, from_seq: u64, budget: Duration) -> TurnProbe
                     .transcript
                     .as_ref()
                     .map(|p| p.to_string_lossy().into_owned()),
-                cursor: range.filter(|_| settled).map(|r| r.0),
+                cursor: match range.filter(|_| settled) {
+                    Some(r) => Some(r.0),
+                    None => start.filter(|_| view.transcript.is_some()),
+                },
                 cursor_end: range.filter(|_| settled).map(|r| r.1),
                 message,
             };

@@ -40,6 +40,8 @@ struct Watched {
     session: Arc<Session>,
     /// The summary last published (`None` before the first tick).
     last: Option<Value>,
+    /// The agent status sequence last looked at (see `agent_status::Slot::asked_since`).
+    asked_seq: u64,
 }
 
 #[derive(Default)]
@@ -130,6 +132,7 @@ impl Hub {
             inner.sessions.entry(id.clone()).or_insert_with(|| Watched {
                 session: session.clone(),
                 last: None,
+                asked_seq: 0,
             });
         }
     }
@@ -168,14 +171,35 @@ impl Hub {
             let Some(w) = inner.sessions.get_mut(&id) else {
                 continue; // Removed meanwhile; `remove` published it.
             };
-            if w.last.as_ref() == Some(&now) {
-                continue;
-            }
+            // Questions asked and answered between two ticks: published as the `needs-you`
+            // summaries they were, before the summary now (a supervisor must see every one).
+            let (seq, asked) = w.session.termio.agent.asked_since(w.asked_seq);
+            w.asked_seq = seq;
+            let asking_now = now["termio"]["status"] == "needs-you";
+            let missed: Vec<Value> = asked
+                .into_iter()
+                .filter(|(s, _)| !(asking_now && *s == seq))
+                .map(|(_, question)| {
+                    let mut past = now.clone();
+                    past["termio"]["status"] = json!("needs-you");
+                    if let Some(q) = question {
+                        past["termio"]["prompt"] = json!(q);
+                    }
+                    json!({"event": "session", "sessionId": id, "summary": past})
+                })
+                .collect();
+            // After a missed question the summary now follows even when it equals the last.
+            let changed = w.last.as_ref() != Some(&now) || !missed.is_empty();
             w.last = Some(now.clone());
-            publish(
-                &mut inner,
-                json!({"event": "session", "sessionId": id, "summary": now}),
-            );
+            for event in missed {
+                publish(&mut inner, event);
+            }
+            if changed {
+                publish(
+                    &mut inner,
+                    json!({"event": "session", "sessionId": id, "summary": now}),
+                );
+            }
         }
     }
 

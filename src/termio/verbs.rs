@@ -447,13 +447,13 @@ pub fn spawn(
         return Ok(RunReply::Created(spawned.reply));
     };
     ctx.widen(wait.timeout);
-    let mut waited = agent_wait(
-        ctx,
-        &spawned.reply.body.target,
-        spawned.turn,
-        spawned.seq,
-        wait,
-    )?;
+    let target = &spawned.reply.body.target;
+    // The error shape has no `target`: the message names the session that was created.
+    let mut waited =
+        agent_wait(ctx, target, spawned.turn, spawned.seq, wait).map_err(|mut e| {
+            e.message = format!("{} (session {target})", e.message);
+            e
+        })?;
     waited.body.created = Some(true);
     Ok(RunReply::Waited(waited))
 }
