@@ -46,7 +46,11 @@ pub fn run(state: &str, agent: &str, event: &str, payload: Option<&str>) -> i32 
         return 0;
     };
     let request = Request::Termio(TermioRequest::Report {
-        session: session.trim().to_string(),
+        // The bare uuid, as termio sets it; a pasted link is accepted too.
+        session: {
+            let s = session.trim();
+            s.strip_prefix(super::link::SCHEME).unwrap_or(s).to_string()
+        },
         state: state.to_string(),
         agent: agent.to_string(),
         event: event.to_string(),
