@@ -32,6 +32,10 @@ use super::stall::{self, Detector, Sample, StallConfig};
 use super::termio;
 use crate::termio::project::Registry;
 
+/// One session at one tick: its id, its summary, and the agent status sequence read just
+/// before the summary.
+type Fresh = (String, Value, u64);
+
 /// How often the host re-reads its sessions' summaries for changes.
 pub const MONITOR_TICK: Duration = Duration::from_millis(100);
 
@@ -138,8 +142,9 @@ impl Hub {
     }
 
     /// The watched sessions and their summaries now (computed outside the hub's lock: each
-    /// takes its session's lock briefly).
-    fn summaries(&self) -> (Vec<Arc<Session>>, Vec<(String, Value)>) {
+    /// takes its session's lock briefly), each with the agent status sequence read just
+    /// before it (the summary reflects at least that sequence).
+    fn summaries(&self) -> (Vec<Arc<Session>>, Vec<Fresh>) {
         let sessions: Vec<Arc<Session>> = self
             .inner()
             .sessions
@@ -149,7 +154,10 @@ impl Hub {
         let registry = Registry::load().unwrap_or_default();
         let fresh = sessions
             .iter()
-            .map(|s| (s.id.clone(), summary(s, &registry)))
+            .map(|s| {
+                let seq = s.termio.agent.seq();
+                (s.id.clone(), summary(s, &registry), seq)
+            })
             .collect();
         (sessions, fresh)
     }
@@ -161,24 +169,29 @@ impl Hub {
         let stalled = self.detect_stalls(&sessions, &fresh);
         let mut inner = self.inner();
         for (id, evidence) in stalled {
-            let summary = fresh.iter().find(|(i, _)| *i == id).map(|(_, v)| v.clone());
+            let summary = fresh
+                .iter()
+                .find(|(i, ..)| *i == id)
+                .map(|(_, v, _)| v.clone());
             publish(
                 &mut inner,
                 json!({"event": "stalled", "sessionId": id, "summary": summary, "evidence": evidence}),
             );
         }
-        for (id, now) in fresh {
+        for (id, now, seq) in fresh {
             let Some(w) = inner.sessions.get_mut(&id) else {
                 continue; // Removed meanwhile; `remove` published it.
             };
             // Questions asked and answered between two ticks: published as the `needs-you`
             // summaries they were, before the summary now (a supervisor must see every one).
-            let (seq, asked) = w.session.termio.agent.asked_since(w.asked_seq);
-            w.asked_seq = seq;
+            // Only changes up to `seq` (read before the summary), so they precede it; later
+            // ones are the next tick's.
+            let (_, asked) = w.session.termio.agent.asked_since(w.asked_seq);
+            w.asked_seq = w.asked_seq.max(seq);
             let asking_now = now["termio"]["status"] == "needs-you";
             let missed: Vec<Value> = asked
                 .into_iter()
-                .filter(|(s, _)| !(asking_now && *s == seq))
+                .filter(|(s, _)| *s <= seq && !(asking_now && *s == seq))
                 .map(|(_, question)| {
                     let mut past = now.clone();
                     past["termio"]["status"] = json!("needs-you");
@@ -205,11 +218,7 @@ impl Hub {
 
     /// Runs the stall detector over this tick's summaries (outside the hub's lock: it may run
     /// `git`); returns `(session id, evidence)` for each alarm that fired.
-    fn detect_stalls(
-        &self,
-        sessions: &[Arc<Session>],
-        fresh: &[(String, Value)],
-    ) -> Vec<(String, String)> {
+    fn detect_stalls(&self, sessions: &[Arc<Session>], fresh: &[Fresh]) -> Vec<(String, String)> {
         let mut guard = self.stall.lock().unwrap_or_else(|e| e.into_inner());
         let now = Instant::now();
         let (detector, loaded) =
@@ -219,7 +228,7 @@ impl Hub {
             *loaded = now;
         }
         let mut fired = Vec::new();
-        for (session, (id, summary)) in sessions.iter().zip(fresh) {
+        for (session, (id, summary, _)) in sessions.iter().zip(fresh) {
             let entry = &summary["termio"];
             let project = PathBuf::from(entry["project"].as_str().unwrap_or("/"));
             let transcript = entry["transcript"].as_str().map(PathBuf::from);
@@ -233,7 +242,7 @@ impl Hub {
                 fired.push((id.clone(), evidence));
             }
         }
-        let live: std::collections::HashSet<&String> = fresh.iter().map(|(id, _)| id).collect();
+        let live: std::collections::HashSet<&String> = fresh.iter().map(|(id, ..)| id).collect();
         detector.retain(|id| live.contains(&id.to_string()));
         fired
     }
@@ -258,7 +267,12 @@ impl Hub {
     /// event per scope, all marked `snapshot`) and the receiver of every later event. The
     /// subscription counts as activity (the host does not exit idle) until it is dropped.
     pub fn subscribe(self: &Arc<Hub>) -> Subscription {
-        let summaries: HashMap<String, Value> = self.summaries().1.into_iter().collect();
+        let summaries: HashMap<String, Value> = self
+            .summaries()
+            .1
+            .into_iter()
+            .map(|(id, v, _)| (id, v))
+            .collect();
         let mut guard = self.inner();
         let inner = &mut *guard;
         let (tx, rx) = mpsc::channel();
