@@ -42,6 +42,15 @@ agents:
       - {match: '(?m)^\[working\]$', state: working}
       - {match: '(?m)^\[done\]$', state: done}
     transcript: '{transcripts}/*.jsonl'
+  fix-lag-screen:
+    command: '{fixture}'
+    args: [--think-ms, '0', --transcript-lag-ms, '1500']
+    ready: '(?m)^❯(\s|$)'
+    dialogs: false
+    screen_rules:
+      - {match: '(?m)^\[working\]$', state: working}
+      - {match: '(?m)^\[done\]$', state: done}
+    transcript: '{transcripts}/*.jsonl'
   fix-hooks:
     command: '{fixture}'
     args: [--report, hooks, --think-ms, '400']
@@ -782,8 +791,10 @@ fn a_send_after_the_agent_exited_types_nothing() {
 fn agents_of_one_kind_spawned_together_keep_their_own_transcripts() {
     let w = world();
     let p = w.folder("p");
+    // Distinct prompts, a prompt that ends another ("fix bug" / "please fix bug"), and the
+    // same prompt twice: each session still gets a file of its own.
     let replies: Vec<(String, Value)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = ["alpha task", "beta task", "gamma task"]
+        let handles: Vec<_> = ["alpha task", "fix bug", "please fix bug", "same", "same"]
             .into_iter()
             .map(|prompt| {
                 let w = &w;
@@ -799,7 +810,7 @@ fn agents_of_one_kind_spawned_together_keep_their_own_transcripts() {
         .collect();
     files.sort();
     files.dedup();
-    assert_eq!(files.len(), 3, "{replies:?}");
+    assert_eq!(files.len(), 5, "{replies:?}");
     for (prompt, v) in &replies {
         let reversed: String = prompt.chars().rev().collect();
         assert_range_is_reply(v, &format!("REPLY 1: {reversed}"));
@@ -879,4 +890,66 @@ fn watch_reports_every_question_even_when_answered_at_once() {
             );
         }
     }
+}
+
+/// Three `send --wait` at once to one agent: the agent queues them; each wait settles `done`
+/// on its own reply.
+#[test]
+fn simultaneous_sends_each_settle_on_their_own_reply() {
+    let w = world();
+    let p = w.folder("p");
+    let v = spawn_done(&w, &p, "warm up", "fix");
+    let link = v["target"].as_str().unwrap().to_string();
+    let replies: Vec<(String, Value)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = ["tri one", "tri two", "tri three"]
+            .into_iter()
+            .map(|text| {
+                let (w, p, link) = (&w, &p, &link);
+                scope.spawn(move || {
+                    let v = w.ok(p, &["send", link, text, "--wait", "--timeout", "30000"]);
+                    (text.to_string(), v)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for (text, v) in &replies {
+        assert_eq!(v["status"], "done", "{text}: {v}");
+        let reversed: String = text.chars().rev().collect();
+        let lines = transcript_range(v);
+        assert!(
+            lines.iter().any(|l| text_of(l).ends_with(&reversed)),
+            "{text}: {v} {lines:?}"
+        );
+        assert!(
+            lines.iter().all(|l| l["type"] == "assistant"),
+            "{text}: only its reply: {lines:?}"
+        );
+    }
+}
+
+/// A late transcript line of the previous turn is not the next turn's effect: the wait
+/// settles on the next turn's own reply.
+#[test]
+fn a_late_line_of_the_previous_turn_is_not_the_next_turns_reply() {
+    let w = world();
+    let p = w.folder("p");
+    let v = spawn_done(&w, &p, "warm up", "fix-lag-screen");
+    let link = v["target"].as_str().unwrap().to_string();
+    w.ok(&p, &["send", &link, "pre"]);
+    w.screen_until(&p, &link, |s| s.contains("REPLY 2:"));
+    let v = w.ok(&p, &["send", &link, "post", "--wait", "--timeout", "30000"]);
+    assert_eq!(v["status"], "done", "{v}");
+    assert_range_is_reply(&v, "REPLY 3: tsop");
+}
+
+/// Blank (whitespace-only) text to an agent is `no_text`; an empty text stays a bare Return.
+#[test]
+fn blank_text_to_an_agent_is_no_text() {
+    let w = world();
+    let p = w.folder("p");
+    let v = spawn_done(&w, &p, "warm up", "fix");
+    let link = v["target"].as_str().unwrap().to_string();
+    assert_eq!(w.err(&p, &["send", &link, "   "]), "no_text");
+    assert_eq!(w.err(&p, &["send", &link, " \n \t"]), "no_text");
 }

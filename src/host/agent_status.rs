@@ -635,17 +635,26 @@ impl Track {
         let holds_ours = |p: &PathBuf| {
             let lines = transcript::lines(p, 0, transcript::line_count(p));
             lines.iter().any(|l| {
-                transcript::is_prompt_line(l)
-                    && delivered
-                        .iter()
-                        .any(|(n, _)| transcript::contains_text(l, n))
+                delivered
+                    .iter()
+                    .any(|(n, _)| transcript::is_prompt_for(l, n))
             })
         };
-        self.transcript = files.iter().find(|p| holds_ours(p)).cloned().or_else(|| {
-            (now.duration_since(first) >= BIND_GRACE)
-                .then(|| files.first().cloned())
-                .flatten()
-        });
+        let mut claimed = CLAIMED.lock().unwrap_or_else(|e| e.into_inner());
+        let free: Vec<&PathBuf> = files.iter().filter(|p| !claimed.contains(p)).collect();
+        let pick = free
+            .iter()
+            .find(|p| holds_ours(p))
+            .map(|p| (*p).clone())
+            .or_else(|| {
+                (now.duration_since(first) >= BIND_GRACE)
+                    .then(|| free.first().map(|p| (*p).clone()))
+                    .flatten()
+            });
+        if let Some(p) = &pick {
+            claimed.push(p.clone());
+        }
+        self.transcript = pick;
     }
 
     /// Advances the current turn: stall check, transcript catch-up, settlement.
@@ -662,11 +671,16 @@ impl Track {
         let Some(at) = t.delivered else { return };
         // A turn faster than the status sampling (done → done) still leaves its lines in the
         // transcript: growth past the delivery counts as the prompt's effect.
+        // (Its own prompt line among them: a late line of the turn before is not its effect.)
         let grew = !t.seen_working
             && seq == t.seq_at_delivery
-            && path
-                .as_deref()
-                .is_some_and(|p| transcript::line_count(p) > t.cursor.or(last_end).unwrap_or(0));
+            && path.as_deref().is_some_and(|p| {
+                let from = t.cursor.or(last_end).unwrap_or(0);
+                let n = needle(&t.text);
+                transcript::lines(p, from, transcript::line_count(p))
+                    .iter()
+                    .any(|l| n.is_none_or(|n| transcript::is_prompt_for(l, n)))
+            });
         let effect = t.seen_working
             || seq > t.seq_at_delivery
             || grew
@@ -721,11 +735,7 @@ impl Track {
         // The response starts after this turn's own prompt line (a turn queued behind another
         // has that turn's reply first); it is caught up once the reply is after that line.
         let needle = needle(&t.text);
-        let own = needle.and_then(|n| {
-            lines
-                .iter()
-                .rposition(|l| transcript::is_prompt_line(l) && transcript::contains_text(l, n))
-        });
+        let own = needle.and_then(|n| lines.iter().rposition(|l| transcript::is_prompt_for(l, n)));
         let after = &lines[own.map_or(0, |i| i + 1)..];
         let caught_up = match &t.last_message {
             Some(m) => after.iter().any(|l| transcript::contains_text(l, m)),
@@ -739,6 +749,7 @@ impl Track {
         let placed = own.is_some()
             || needle.is_none()
             || !lines.iter().any(|l| transcript::is_prompt_line(l));
+        let caught_up = placed && caught_up;
         let still = placed && now.duration_since(grown.max(rested)) >= CATCH_UP;
         if caught_up || still || now.duration_since(rested) >= CATCH_UP_MAX {
             let skip = match own {
@@ -749,14 +760,25 @@ impl Track {
                     .count() as u64,
             };
             t.settled = Some((start + skip, count));
-            // Older turns still open (this prompt was queued behind them) end where this
-            // turn's prompt line is: their waiters and the `turn ending` view are released.
+            // Older turns still open (this prompt was queued behind them) are settled too: each
+            // from past its own prompt line to the next prompt line (else to this turn's
+            // prompt line), releasing their waiters and the `turn ending` view.
             let (id, before) = (t.id, start + own.map_or(skip, |i| i as u64));
             for x in self.turns.iter_mut().filter(|x| {
                 x.id < id && x.delivered.is_some() && x.settled.is_none() && x.stalled.is_none()
             }) {
                 let from = x.cursor.unwrap_or(before).min(before);
-                x.settled = Some((from, before));
+                let mine = transcript::lines(&path, from, before);
+                let range = self::needle(&x.text)
+                    .and_then(|n| mine.iter().position(|l| transcript::is_prompt_for(l, n)))
+                    .map(|i| {
+                        let end = mine[i + 1..]
+                            .iter()
+                            .position(|l| transcript::is_prompt_line(l))
+                            .map_or(mine.len(), |j| i + 1 + j);
+                        (from + i as u64 + 1, from + end as u64)
+                    });
+                x.settled = Some(range.unwrap_or((from, before)));
             }
             self.last_settled_end = Some(count);
             self.settled_at = Some(SystemTime::now());
@@ -1019,12 +1041,15 @@ enum Todo {
 const BIND_GRACE: Duration = Duration::from_secs(10);
 
 /// The part of a delivered text to look for in a transcript: its last non-empty line,
-/// trimmed (an envelope before it, or paste markers, do not matter), at most 120 chars.
+/// trimmed (an envelope before it does not matter), matched whole by
+/// [`transcript::is_prompt_for`].
 fn needle(text: &str) -> Option<&str> {
-    let line = text.lines().map(str::trim).rfind(|l| !l.is_empty())?;
-    let end = line.char_indices().nth(120).map_or(line.len(), |(i, _)| i);
-    Some(&line[..end])
+    text.lines().map(str::trim).rfind(|l| !l.is_empty())
 }
+
+/// Transcript files bound by a search (not named by a hook), host-wide: a file is one
+/// session's, so agents of one kind given the same prompt at once each get their own.
+static CLAIMED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
 
 /// What a `send` to an agent did.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -731,6 +731,19 @@ fn handle_inner(
                     ),
                 ));
             }
+            if s.termio.agent.is_agent()
+                && keys.is_empty()
+                && !text.is_empty()
+                && text.trim().is_empty()
+            {
+                // An agent's prompt box ignores blank input: no turn would come (`spawn` says
+                // the same of a blank prompt). An empty text stays a bare Return (answering
+                // a dialog's highlighted choice).
+                return Err(Error::new(
+                    Code::NoText,
+                    "nothing to send: the text is blank",
+                ));
+            }
             if s.termio.agent.is_agent() {
                 let with_keys = !keys.is_empty();
                 return Ok(Box::new(move || {

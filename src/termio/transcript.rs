@@ -72,6 +72,22 @@ pub fn is_assistant_line(line: &str) -> bool {
         || v.pointer("/payload/type").and_then(Value::as_str) == Some("agent_message")
 }
 
+/// Whether the line is a prompt line ([`is_prompt_line`]) whose text ends with the line
+/// `last` exactly: some string inside it has `last` (trimmed) as its last non-empty line. How
+/// a turn finds its own prompt in a transcript ("fix bug" is not "please fix bug").
+pub fn is_prompt_for(line: &str, last: &str) -> bool {
+    fn walk(v: &Value, t: &str) -> bool {
+        match v {
+            Value::String(s) => s.lines().map(str::trim).rfind(|l| !l.is_empty()) == Some(t),
+            Value::Array(a) => a.iter().any(|x| walk(x, t)),
+            Value::Object(o) => o.values().any(|x| walk(x, t)),
+            _ => false,
+        }
+    }
+    let t = last.trim();
+    !t.is_empty() && is_prompt_line(line) && walk(&parse(line), t)
+}
+
 /// Whether any string inside the line's JSON contains `text` (whitespace-trimmed).
 pub fn contains_text(line: &str, text: &str) -> bool {
     fn walk(v: &Value, t: &str) -> bool {
