@@ -868,8 +868,16 @@ fn watch_reports_every_question_even_when_answered_at_once() {
             &["send", &link, &format!("ask permission {i}"), "--wait"],
         );
         assert_eq!(asked["status"], "needs-you", "{asked}");
-        // Where the response will start, though the turn has not settled.
-        assert!(asked["cursor"].as_u64().is_some(), "{asked}");
+        // Where the response will start, though the turn has not settled: right after the
+        // turn's own prompt line.
+        let cursor = asked["cursor"].as_u64().expect("cursor") as usize;
+        let text = std::fs::read_to_string(asked["transcript"].as_str().unwrap()).unwrap();
+        let own: Value = serde_json::from_str(text.lines().nth(cursor - 1).unwrap()).unwrap();
+        assert_eq!(own["type"], "user", "{own}");
+        assert!(
+            text_of(&own).contains(&format!("ask permission {i}")),
+            "{own}"
+        );
         assert!(asked.get("cursor_end").is_none(), "{asked}");
         let answered = w.ok(&p, &["send", &link, "1", "--wait"]);
         assert_eq!(answered["status"], "done", "{answered}");

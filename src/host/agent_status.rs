@@ -1239,8 +1239,21 @@ pub fn probe(s: &Session, id: u64, from_seq: u64, budget: Duration) -> TurnProbe
                         x.settled
                             .filter(|_| x.cursor.is_some() || t.transcript.is_some())
                     });
-                    // Not settled (timed out, needs-you): where the response will start.
-                    let start = turn.and_then(|x| x.cursor);
+                    // Not settled (timed out, needs-you): where the response will start, past
+                    // the turn's own prompt line once the transcript holds it (a late line of
+                    // the turn before may follow the count taken at delivery).
+                    let start = turn.and_then(|x| {
+                        let own = t.transcript.as_deref().and_then(|p| {
+                            let n = needle(&x.text)?;
+                            let from = x.cursor.unwrap_or(0);
+                            let lines = transcript::lines(p, from, transcript::line_count(p));
+                            let i = lines
+                                .iter()
+                                .rposition(|l| transcript::is_prompt_for(l, n))?;
+                            Some(from + i as u64 + 1)
+                        });
+                        own.or(x.cursor)
+                    });
                     (o, m, Some(t.view()), range, start)
                 }
             }
