@@ -44,7 +44,7 @@ agents:
     transcript: '{transcripts}/*.jsonl'
   fix-lag-screen:
     command: '{fixture}'
-    args: [--think-ms, '0', --transcript-lag-ms, '1500']
+    args: [--think-ms, '0', --transcript-lag-ms, '700']
     ready: '(?m)^❯(\s|$)'
     dialogs: false
     screen_rules:

@@ -353,6 +353,16 @@ impl Track {
             // The first word of a source that agrees with the initial status explains it.
             self.reason = reason;
         }
+        // The question shown may come after the status (a hook says needs-you before the
+        // dialog is drawn): the record of this question keeps the latest one seen.
+        if self.status == Status::NeedsYou {
+            let (seq, question) = (self.seq, self.question());
+            if let Some(last) = self.asked.back_mut().filter(|a| a.0 == seq) {
+                if question.is_some() {
+                    last.1 = question;
+                }
+            }
+        }
         let now = Instant::now();
         let by_hook = self.hook.is_some() && self.dialog.is_none();
         if let Some(t) = self.current_turn_mut() {
