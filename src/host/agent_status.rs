@@ -25,8 +25,12 @@
 //! it was seen `working` and rested off it (`done`/`idle`; held [`REST_HOLD`] unless a hook said
 //! so) and the transcript caught up: it contains the Stop hook's `last_assistant_message`, or
 //! (without one) an assistant line and no growth for 300 ms, or no growth for [`CATCH_UP`]
-//! (bounded at [`CATCH_UP_MAX`], SC-14). The turn's range starts at the transcript's line count
-//! when its prompt was submitted, past the prompt's own lines, and ends at the line count then.
+//! (bounded at [`CATCH_UP_MAX`], SC-14), always after the turn's own prompt line (found by its
+//! last line, whole). The turn's range starts just past that prompt line (so a prompt the agent
+//! queued behind another turn does not get that turn's reply) and ends at the line count then;
+//! older turns still open are settled with their own ranges at the same time. Without a hook
+//! naming it, a session's transcript is the file holding a prompt it delivered, claimed for it
+//! host-wide.
 
 use std::path::PathBuf;
 use std::sync::Arc;
