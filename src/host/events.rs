@@ -339,7 +339,7 @@ fn inner_publish(subscribers: &mut Vec<Sender<Value>>, event: Value) {
 const STREAM_CHECK: Duration = Duration::from_secs(1);
 
 /// Least time between two screens sent to an attached client (about 30 frames a second).
-const FRAME_INTERVAL: Duration = Duration::from_millis(33);
+pub const FRAME_INTERVAL: Duration = Duration::from_millis(33);
 
 /// True when the peer closed its end (a zero-byte peek); false while it is open.
 fn peer_closed(stream: &UnixStream) -> bool {

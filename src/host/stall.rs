@@ -36,7 +36,7 @@ pub const DEFAULT_LINES: u64 = 10;
 pub const RELOAD: Duration = Duration::from_secs(5);
 
 /// Files hashed at most when the project is not a git repository.
-const WALK_LIMIT: usize = 20_000;
+pub const WALK_LIMIT: usize = 20_000;
 
 /// The detector's thresholds, from the termio config file (`stall_after`: a duration like
 /// `20m`, `90s` or `500ms`; `stall_lines`: a line count).
