@@ -121,64 +121,59 @@ fn parse_xtversion(data: &[u8], mut i: usize) -> Parse {
     }
 }
 
-/// After `ESC ]`: `7501;`, the payload, then BEL or `ESC \`.
-fn parse_osc_7501(data: &[u8], i: usize) -> Parse {
-    const PREFIX: &[u8] = b"7501;";
-    let have = &data[i..data.len().min(i + PREFIX.len())];
-    if !PREFIX.starts_with(have) {
-        return Parse::NotOurs;
+/// An OSC string after `ESC ]` that starts with `prefix`, ended by BEL or `ESC \`: the body
+/// (after the prefix) as a range of `data`, where the string ends (past its terminator) and
+/// whether BEL ended it. `Err` is how parsing stops instead: not this string (another prefix,
+/// or a body longer than `max` bytes), incomplete, or cancelled by another `ESC` (`Done` with
+/// nothing found).
+fn osc_string(
+    data: &[u8],
+    i: usize,
+    prefix: &[u8],
+    max: usize,
+) -> Result<(std::ops::Range<usize>, usize, bool), Parse> {
+    let have = &data[i..data.len().min(i + prefix.len())];
+    if !prefix.starts_with(have) {
+        return Err(Parse::NotOurs);
     }
-    if have.len() < PREFIX.len() {
-        return Parse::Incomplete;
+    if have.len() < prefix.len() {
+        return Err(Parse::Incomplete);
     }
-    let start = i + PREFIX.len();
+    let start = i + prefix.len();
     let mut j = start;
     loop {
         match data.get(j) {
-            None => return Parse::Incomplete,
-            Some(&BEL) => return Parse::Done(j + 1, payload(&data[start..j], true)),
+            None => return Err(Parse::Incomplete),
+            Some(&BEL) => return Ok((start..j, j + 1, true)),
             Some(&ESC) => match data.get(j + 1) {
-                None => return Parse::Incomplete,
-                Some(b'\\') => return Parse::Done(j + 2, payload(&data[start..j], false)),
+                None => return Err(Parse::Incomplete),
+                Some(b'\\') => return Ok((start..j, j + 2, false)),
                 // Any other ESC cancels the string.
-                Some(_) => return Parse::Done(j, None),
+                Some(_) => return Err(Parse::Done(j, None)),
             },
-            Some(_) if j - start > MAX_CARRY => return Parse::NotOurs,
+            Some(_) if j - start > max => return Err(Parse::NotOurs),
             Some(_) => j += 1,
         }
     }
 }
 
+/// After `ESC ]`: `7501;`, the payload, then BEL or `ESC \`.
+fn parse_osc_7501(data: &[u8], i: usize) -> Parse {
+    match osc_string(data, i, b"7501;", MAX_CARRY) {
+        Ok((body, end, bel)) => Parse::Done(end, payload(&data[body], bel)),
+        Err(stop) => stop,
+    }
+}
+
 /// After `ESC ]`: `9;4;`, the state digit, optional `;<pct>`, then BEL or `ESC \`.
 fn parse_osc_progress(data: &[u8], i: usize) -> Parse {
-    const PREFIX: &[u8] = b"9;4;";
-    let have = &data[i..data.len().min(i + PREFIX.len())];
-    if !PREFIX.starts_with(have) {
-        return Parse::NotOurs;
-    }
-    if have.len() < PREFIX.len() {
-        return Parse::Incomplete;
-    }
-    let start = i + PREFIX.len();
-    let mut j = start;
-    loop {
-        let end = match data.get(j) {
-            None => return Parse::Incomplete,
-            Some(&BEL) => j + 1,
-            Some(&ESC) => match data.get(j + 1) {
-                None => return Parse::Incomplete,
-                Some(b'\\') => j + 2,
-                Some(_) => return Parse::Done(j, None),
-            },
-            Some(_) if j - start > 16 => return Parse::NotOurs,
-            Some(_) => {
-                j += 1;
-                continue;
-            }
-        };
-        let body = std::str::from_utf8(&data[start..j]).unwrap_or("");
-        let state = body.split(';').next().and_then(|s| s.parse::<u8>().ok());
-        return Parse::Done(end, state.filter(|s| *s <= 4).map(Found::Progress));
+    match osc_string(data, i, b"9;4;", 16) {
+        Ok((body, end, _)) => {
+            let body = std::str::from_utf8(&data[body]).unwrap_or("");
+            let state = body.split(';').next().and_then(|s| s.parse::<u8>().ok());
+            Parse::Done(end, state.filter(|s| *s <= 4).map(Found::Progress))
+        }
+        Err(stop) => stop,
     }
 }
 
