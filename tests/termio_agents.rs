@@ -141,6 +141,25 @@ fn spawn_done(w: &World, p: &std::path::Path, prompt: &str, agent: &str) -> Valu
     v
 }
 
+/// Runs `f` on every text at once (a thread each); the texts with their replies, in order.
+fn in_parallel(texts: &[&str], f: impl Fn(&str) -> Value + Sync) -> Vec<(String, Value)> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = texts
+            .iter()
+            .map(|&text| {
+                let f = &f;
+                scope.spawn(move || (text.to_string(), f(text)))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    })
+}
+
+/// The `target` link of a spawn or send reply.
+fn target(reply: &Value) -> String {
+    reply["target"].as_str().unwrap().to_string()
+}
+
 /// Asserts a wait reply's range is exactly one assistant line with `reply`.
 fn assert_range_is_reply(v: &Value, reply: &str) {
     let lines = transcript_range(v);
@@ -163,7 +182,7 @@ fn spawn_wait_returns_exactly_the_turns_reply_and_send_wait_the_next() {
     assert_eq!(v["created"], true);
     // SC-14: the assistant line lands 600 ms after the Stop hook; the range still holds it.
     assert_range_is_reply(&v, "REPLY 1: ksat tsrif");
-    let link = v["target"].as_str().unwrap().to_string();
+    let link = target(&v);
 
     let e = w.entry(&p, &link);
     assert_eq!(e["agent"], "fix");
@@ -212,7 +231,7 @@ fn a_permission_question_is_needs_you_and_yes_continues_the_turn() {
             .contains("Allow write to hello.txt?"),
         "{v}"
     );
-    let link = v["target"].as_str().unwrap().to_string();
+    let link = target(&v);
     let e = w.entry(&p, &link);
     assert_eq!(e["status"], "needs-you");
     assert!(e["prompt"]
@@ -450,7 +469,7 @@ fn a_trust_dialog_does_not_eat_the_prompt() {
         v["prompt"], "Do you vouch for the code in this workspace?",
         "{v}"
     );
-    let link = v["target"].as_str().unwrap().to_string();
+    let link = target(&v);
     // A watch stream reports the same needs-you, with the question.
     let (event, _) = watch.until(|e| e["link"] == link.as_str() && e["status"] == "needs-you");
     assert_eq!(
@@ -481,7 +500,7 @@ fn a_codex_style_paste_burst_prompt_submits_exactly_once() {
     let w = world();
     let p = w.folder("p");
     let v = spawn_done(&w, &p, "hello", "fix-codex");
-    let link = v["target"].as_str().unwrap().to_string();
+    let link = target(&v);
     let v2 = w.ok(
         &p,
         &["send", &link, "hello", "--wait", "--timeout", "30000"],
@@ -501,7 +520,7 @@ fn codex_hooks_and_notify_settle_a_turn_once_its_reply_is_in_the_transcript() {
     let p = w.folder("p");
     let v = spawn_done(&w, &p, "codex task", "fix-cx");
     assert_range_is_reply(&v, "REPLY 1: ksat xedoc");
-    let link = v["target"].as_str().unwrap().to_string();
+    let link = target(&v);
     let e = w.entry(&p, &link);
     assert_eq!(e["reason"], "hook agent-turn-complete", "{e}");
     let screen = w.screen(&p, &link);
@@ -516,7 +535,7 @@ fn a_multi_line_prompt_submits_exactly_once() {
     let w = world();
     let p = w.folder("p");
     let v = spawn_done(&w, &p, "line1\nline2\nline3", "fix");
-    let link = v["target"].as_str().unwrap().to_string();
+    let link = target(&v);
     let v2 = w.ok(&p, &["send", &link, "a\nb", "--wait", "--timeout", "30000"]);
     assert_eq!(v2["status"], "done", "{v2}");
     let screen = w.screen(&p, &link);
@@ -542,7 +561,7 @@ fn spawned_sessions_know_their_caller_and_inherit_its_kind() {
             "30000",
         ],
     );
-    let parent_link = parent["target"].as_str().unwrap().to_string();
+    let parent_link = target(&parent);
     // From inside the parent session, without --agent: the caller's own kind, with an envelope.
     let env = [("TERMIO_SESSION", uuid(&parent_link))];
     let (child, code) = w.sessions_env(
@@ -552,7 +571,7 @@ fn spawned_sessions_know_their_caller_and_inherit_its_kind() {
     );
     assert_eq!(code, 0, "{child}");
     assert_eq!(child["status"], "done", "{child}");
-    let child_link = child["target"].as_str().unwrap().to_string();
+    let child_link = target(&child);
     assert_eq!(w.entry(&p, &child_link)["agent"], "fix-osc");
     let path = child["transcript"].as_str().unwrap();
     assert_ne!(Some(path), parent["transcript"].as_str());
@@ -631,7 +650,7 @@ fn agent_choice_errors_and_send_without_target() {
     let v = w.ok(&p, &["send", "just a prompt", "--agent", "fix-osc"]);
     assert_eq!(v["created"], true);
     assert_eq!(v["queued"], true);
-    let link = v["target"].as_str().unwrap().to_string();
+    let link = target(&v);
     let screen = w.screen_until(&p, &link, |s| s.contains("REPLY 1:"));
     assert_eq!(count_rows(&screen, "SUBMIT:just a prompt"), 1, "{screen}");
     // `answer`, the deprecated alias of `send`, takes an agent session.
@@ -775,7 +794,7 @@ fn a_send_after_the_agent_exited_types_nothing() {
     let w = world();
     let p = w.folder("p");
     let v = spawn_done(&w, &p, "warm up", "fix");
-    let link = v["target"].as_str().unwrap().to_string();
+    let link = target(&v);
     assert_eq!(w.err(&p, &["send", &link, "/exit", "--wait"]), "agent_gone");
     w.entry_until(&p, &link, |e| e["status"] == "exited");
     let marker = p.join("pwned.txt");
@@ -793,17 +812,10 @@ fn agents_of_one_kind_spawned_together_keep_their_own_transcripts() {
     let p = w.folder("p");
     // Distinct prompts, a prompt that ends another ("fix bug" / "please fix bug"), and the
     // same prompt twice: each session still gets a file of its own.
-    let replies: Vec<(String, Value)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = ["alpha task", "fix bug", "please fix bug", "same", "same"]
-            .into_iter()
-            .map(|prompt| {
-                let w = &w;
-                let p = &p;
-                scope.spawn(move || (prompt.to_string(), spawn_done(w, p, prompt, "fix-osc")))
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
+    let replies = in_parallel(
+        &["alpha task", "fix bug", "please fix bug", "same", "same"],
+        |prompt| spawn_done(&w, &p, prompt, "fix-osc"),
+    );
     let mut files: Vec<&str> = replies
         .iter()
         .map(|(_, v)| v["transcript"].as_str().unwrap())
@@ -824,7 +836,7 @@ fn a_prompt_queued_behind_a_running_turn_waits_for_its_own_reply() {
     let w = world();
     let p = w.folder("p");
     let v = spawn_done(&w, &p, "warm up", "fix");
-    let link = v["target"].as_str().unwrap().to_string();
+    let link = target(&v);
     w.ok(&p, &["send", &link, "busy sleep 2500"]);
     w.entry_until(&p, &link, |e| e["status"] == "working");
     let v = w.ok(
@@ -843,7 +855,7 @@ fn a_turn_faster_than_sampling_settles() {
     let w = world();
     let p = w.folder("p");
     let v = spawn_done(&w, &p, "quick", "fix-fast-screen");
-    let link = v["target"].as_str().unwrap().to_string();
+    let link = target(&v);
     for (n, text) in [(2, "again one"), (3, "again two")] {
         let v = w.ok(&p, &["send", &link, text, "--wait", "--timeout", "30000"]);
         assert_eq!(v["status"], "done", "{v}");
@@ -859,7 +871,7 @@ fn watch_reports_every_question_even_when_answered_at_once() {
     let w = world();
     let p = w.folder("p");
     let v = spawn_done(&w, &p, "warm up", "fix");
-    let link = v["target"].as_str().unwrap().to_string();
+    let link = target(&v);
     let watch = Watch::start(&w, &p, &["--json", "--no-snapshot"]);
     std::thread::sleep(Duration::from_millis(300));
     for i in 1..=3 {
@@ -907,19 +919,9 @@ fn simultaneous_sends_each_settle_on_their_own_reply() {
     let w = world();
     let p = w.folder("p");
     let v = spawn_done(&w, &p, "warm up", "fix");
-    let link = v["target"].as_str().unwrap().to_string();
-    let replies: Vec<(String, Value)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = ["tri one", "tri two", "tri three"]
-            .into_iter()
-            .map(|text| {
-                let (w, p, link) = (&w, &p, &link);
-                scope.spawn(move || {
-                    let v = w.ok(p, &["send", link, text, "--wait", "--timeout", "30000"]);
-                    (text.to_string(), v)
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    let link = target(&v);
+    let replies = in_parallel(&["tri one", "tri two", "tri three"], |text| {
+        w.ok(&p, &["send", &link, text, "--wait", "--timeout", "30000"])
     });
     for (text, v) in &replies {
         assert_eq!(v["status"], "done", "{text}: {v}");
@@ -943,7 +945,7 @@ fn a_late_line_of_the_previous_turn_is_not_the_next_turns_reply() {
     let w = world();
     let p = w.folder("p");
     let v = spawn_done(&w, &p, "warm up", "fix-lag-screen");
-    let link = v["target"].as_str().unwrap().to_string();
+    let link = target(&v);
     w.ok(&p, &["send", &link, "pre"]);
     w.screen_until(&p, &link, |s| s.contains("REPLY 2:"));
     let v = w.ok(&p, &["send", &link, "post", "--wait", "--timeout", "30000"]);
@@ -957,7 +959,7 @@ fn blank_text_to_an_agent_is_no_text() {
     let w = world();
     let p = w.folder("p");
     let v = spawn_done(&w, &p, "warm up", "fix");
-    let link = v["target"].as_str().unwrap().to_string();
+    let link = target(&v);
     assert_eq!(w.err(&p, &["send", &link, "   "]), "no_text");
     assert_eq!(w.err(&p, &["send", &link, " \n \t"]), "no_text");
 }
