@@ -590,10 +590,7 @@ fn handle_inner(
             }
             let project = project_for(sessions, &caller, &registry)?;
             let parent = match &caller {
-                Caller::Session(uuid) => sessions
-                    .values()
-                    .find(|s| link::uuid_of(&s.id).eq_ignore_ascii_case(uuid.trim()))
-                    .cloned(),
+                Caller::Session(uuid) => by_uuid(sessions, uuid),
                 Caller::Project(_) => None,
             };
             let def = agent
@@ -657,13 +654,9 @@ fn handle_inner(
             event,
             input,
         } => {
-            let s = sessions
-                .values()
-                .find(|s| link::uuid_of(&s.id).eq_ignore_ascii_case(session.trim()))
-                .cloned()
-                .ok_or_else(|| {
-                    Error::new(Code::NotFound, format!("no session {session} on this host"))
-                })?;
+            let s = by_uuid(sessions, &session).ok_or_else(|| {
+                Error::new(Code::NotFound, format!("no session {session} on this host"))
+            })?;
             Ok(Box::new(move || {
                 match super::agent_status::apply_report(&s, &state, &agent, &event, &input) {
                     Ok(()) => Ok(serde_json::json!({"ok": true, "schema_version": 1})),
@@ -1045,10 +1038,8 @@ pub fn project_for(
 ) -> Result<PathBuf, Error> {
     match caller {
         Caller::Project(p) => Ok(PathBuf::from(p)),
-        Caller::Session(uuid) => sessions
-            .values()
-            .find(|s| link::uuid_of(&s.id).eq_ignore_ascii_case(uuid.trim()))
-            .map(|s| project_of(s, registry))
+        Caller::Session(uuid) => by_uuid(sessions, uuid)
+            .map(|s| project_of(&s, registry))
             .ok_or_else(|| {
                 Error::new(
                     Code::NoScope,
@@ -1056,6 +1047,15 @@ pub fn project_for(
                 )
             }),
     }
+}
+
+/// The session whose uuid (its link's, see `termio::link::uuid_of`) is `uuid`, whatever the
+/// project: how `TERMIO_SESSION` names a session.
+fn by_uuid(sessions: &HashMap<String, Arc<Session>>, uuid: &str) -> Option<Arc<Session>> {
+    sessions
+        .values()
+        .find(|s| link::uuid_of(&s.id).eq_ignore_ascii_case(uuid.trim()))
+        .cloned()
 }
 
 /// The sessions of `project` (unordered), e.g. for `list` and `watch`.
