@@ -395,13 +395,7 @@ pub fn run_verb(verb: Verb, json: bool) -> Result<Emitted, Error> {
         }
         Verb::Run(a) => {
             let command = a.command.unwrap_or_default();
-            match verbs::run(&mut ctx, &command, a.wait.wait())? {
-                RunReply::Created(r) => {
-                    let text = format!("{}  {} (queued)", r.body.target, r.body.title);
-                    Ok(Emitted::ok(&r, text))
-                }
-                RunReply::Waited(r) => Ok(waited(&r)),
-            }
+            Ok(started(verbs::run(&mut ctx, &command, a.wait.wait())?))
         }
         Verb::Spawn(a) => spawn(
             &mut ctx,
@@ -452,12 +446,17 @@ fn spawn(
     agent: Option<&str>,
     wait: Option<Wait>,
 ) -> Result<Emitted, Error> {
-    match verbs::spawn(ctx, prompt, agent, wait)? {
+    Ok(started(verbs::spawn(ctx, prompt, agent, wait)?))
+}
+
+/// What `run` and `spawn` print: the new session queued, or the outcome of its `--wait`.
+fn started(reply: RunReply) -> Emitted {
+    match reply {
         RunReply::Created(r) => {
             let text = format!("{}  {} (queued)", r.body.target, r.body.title);
-            Ok(Emitted::ok(&r, text))
+            Emitted::ok(&r, text)
         }
-        RunReply::Waited(r) => Ok(waited(&r)),
+        RunReply::Waited(r) => waited(&r),
     }
 }
 
