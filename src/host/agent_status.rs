@@ -845,11 +845,6 @@ impl Slot {
         self.track.lock().as_ref().map(|t| t.def.clone())
     }
 
-    /// The status sequence now (0 for plain terminals): bumped on every status change.
-    pub fn seq(&self) -> u64 {
-        self.track.lock().as_ref().map_or(0, |t| t.seq)
-    }
-
     /// The `needs-you` changes after status sequence `seq` (oldest first, with their
     /// questions) and the sequence now: how a watcher sampling every 100 ms still reports a
     /// question that was answered in between. Empty for plain terminals.

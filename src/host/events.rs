@@ -32,8 +32,8 @@ use super::stall::{self, Detector, Sample, StallConfig};
 use super::termio;
 use crate::termio::project::Registry;
 
-/// One session at one tick: its id, its summary, and the agent status sequence read just
-/// before the summary.
+/// One session at one tick: its id, its summary, and the agent status sequence the summary
+/// reflects.
 type Fresh = (String, Value, u64);
 
 /// How often the host re-reads its sessions' summaries for changes.
@@ -73,10 +73,10 @@ pub struct Hub {
 /// title (OSC 0/2) and `termio`: the termio list entry ([`super::termio::list_entry`]) plus
 /// the session's `project` (its directory under `registry`) and, for an agent whose turn has
 /// not settled yet (its transcript catching up), `settling: true`. Any change of any field is an
-/// event.
+/// event. Also returns the agent status sequence the summary reflects (0 for plain terminals).
 ///
 /// Takes the session's lock briefly; never call it while holding [`Session::lock`].
-pub fn summary(session: &Session, registry: &Registry) -> Value {
+pub fn summary(session: &Session, registry: &Registry) -> (Value, u64) {
     let mut v = {
         let g = session.lock();
         let mut v = json!({
@@ -92,13 +92,16 @@ pub fn summary(session: &Session, registry: &Registry) -> Value {
         }
         v
     };
-    let mut entry = serde_json::to_value(termio::list_entry(session)).unwrap_or(Value::Null);
+    // One view of the agent for the whole summary, so its parts (and `seq`) agree.
+    let view = session.termio.agent.view();
+    let mut entry =
+        serde_json::to_value(termio::entry_with(session, view.as_ref())).unwrap_or(Value::Null);
     entry["project"] = json!(termio::project_of(session, registry).to_string_lossy());
-    if session.termio.agent.view().is_some_and(|v| v.settling) {
+    if view.as_ref().is_some_and(|v| v.settling) {
         entry["settling"] = json!(true);
     }
     v["termio"] = entry;
-    v
+    (v, view.map_or(0, |v| v.seq))
 }
 
 impl Hub {
@@ -124,7 +127,7 @@ impl Hub {
                 let Some(w) = inner.sessions.remove(&id) else {
                     continue;
                 };
-                let last = w.last.unwrap_or_else(|| summary(&w.session, &registry));
+                let last = w.last.unwrap_or_else(|| summary(&w.session, &registry).0);
                 inner.focus.retain(|_, f| *f != id);
                 publish(
                     &mut inner,
@@ -142,8 +145,7 @@ impl Hub {
     }
 
     /// The watched sessions and their summaries now (computed outside the hub's lock: each
-    /// takes its session's lock briefly), each with the agent status sequence read just
-    /// before it (the summary reflects at least that sequence).
+    /// takes its session's lock briefly), each with the agent status sequence it reflects.
     fn summaries(&self) -> (Vec<Arc<Session>>, Vec<Fresh>) {
         let sessions: Vec<Arc<Session>> = self
             .inner()
@@ -155,8 +157,8 @@ impl Hub {
         let fresh = sessions
             .iter()
             .map(|s| {
-                let seq = s.termio.agent.seq();
-                (s.id.clone(), summary(s, &registry), seq)
+                let (summary, seq) = summary(s, &registry);
+                (s.id.clone(), summary, seq)
             })
             .collect();
         (sessions, fresh)
@@ -184,8 +186,8 @@ impl Hub {
             };
             // Questions asked and answered between two ticks: published as the `needs-you`
             // summaries they were, before the summary now (a supervisor must see every one).
-            // Only changes up to `seq` (read before the summary), so they precede it; later
-            // ones are the next tick's.
+            // Only changes up to `seq` (the one the summary reflects), so they precede it;
+            // later ones are the next tick's.
             let (_, asked) = w.session.termio.agent.asked_since(w.asked_seq);
             w.asked_seq = w.asked_seq.max(seq);
             let asking_now = now["termio"]["status"] == "needs-you";

@@ -21,6 +21,7 @@ use std::time::{Duration, Instant, SystemTime};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::agent_status::View;
 use super::events::Hub;
 use super::protocol::{ErrorCode, HostError};
 use super::session::{Session, Shared, State};
@@ -165,10 +166,15 @@ impl Meta {
 /// the pump); it also updates the status machine's memory, so calling it often (a watcher
 /// sampling every 100–250 ms) only makes `working` more accurate.
 pub fn termio_status(s: &Session) -> Status {
+    status_with(s, s.termio.agent.view().as_ref())
+}
+
+/// [`termio_status`] with the agent's view already taken (`None`: not an agent session).
+fn status_with(s: &Session, view: Option<&View>) -> Status {
     if s.lock().state != State::Running {
         return Status::Exited;
     }
-    if let Some(v) = s.termio.agent.view() {
+    if let Some(v) = view {
         return v.status;
     }
     if !s.termio.is_shell() {
@@ -221,14 +227,18 @@ pub fn link_of(s: &Session) -> String {
 /// `let project = project_for(&sessions, &caller, &registry)?;`, then
 /// `in_project(&sessions, &project, &registry)` and `list_entry` on each.
 pub fn list_entry(s: &Session) -> SessionEntry {
+    entry_with(s, s.termio.agent.view().as_ref())
+}
+
+/// [`list_entry`] with the agent's view already taken (`None`: not an agent session), for a
+/// caller that needs more of the same view (the event hub: `settling`, `seq`).
+pub fn entry_with(s: &Session, v: Option<&View>) -> SessionEntry {
     let uuid = link::uuid_of(&s.id);
-    let status = termio_status(s);
+    let status = status_with(s, v);
     let cwd = (status != Status::Exited && s.termio.is_shell())
         .then(|| std::fs::read_link(format!("/proc/{}/cwd", s.pid)).ok())
         .flatten()
         .map(|p| p.to_string_lossy().into_owned());
-    let view = s.termio.agent.view();
-    let v = view.as_ref();
     SessionEntry {
         link: link::link_of(&uuid),
         id: link::short_id(&uuid).to_string(),
