@@ -1,18 +1,16 @@
 //! One-shot capture: run a command in a PTY (or read a pipe) through the [`Emulator`] until it
-//! ends, and return the final [`Screen`]. This is the pump a host session reuses: a reader
-//! thread feeds the emulator, the emulator's replies go back to the PTY, open synchronized-output
-//! frames are force-ended at their deadline.
+//! ends, and return the final [`Screen`]. A command runs through the same pump as a host session
+//! ([`crate::pty::pump`]: query answers, synchronized-output deadlines, the drain after the
+//! exit), driven on this thread.
 
-use std::io::{Read, Write};
+use std::io::Read;
+use std::os::fd::AsFd;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
+use crate::pty::pump::{self, Ended, Pump};
 use crate::pty::{self, Exit, SpawnError, SpawnSpec};
 use crate::term::{Emulator, QueryColors, Screen};
-
-/// How long output may keep arriving after the program exited before the capture stops waiting
-/// for the PTY to close (background children can hold it open).
-const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(150);
 
 /// Grace between SIGTERM and SIGKILL when a capture times out.
 const KILL_GRACE: Duration = Duration::from_millis(500);
@@ -81,74 +79,54 @@ pub fn run_command(opts: &CommandCapture) -> Result<Capture, SpawnError> {
     let start = Instant::now();
     let mut emulator = Emulator::new(opts.spawn.cols as usize, opts.spawn.rows as usize);
     emulator.set_query_colors(opts.query_colors);
-    let (mut process, reader, mut writer) = pty::spawn(&opts.spawn)?;
-    let rx = read_in_thread(reader);
+    // The writer stays until the end: dropping it types newline + EOF into the PTY.
+    let (mut process, reader, _writer) = pty::spawn(&opts.spawn)?;
+    drop(reader);
+    let fd = process
+        .master_fd()
+        .and_then(|m| pump::nonblocking_dup(m).ok())
+        .ok_or_else(|| SpawnError::Pty("the PTY has no usable descriptor".into()))?;
     let deadline = opts.timeout.and_then(|t| start.checked_add(t));
-    let mut exit: Option<Exit> = None;
-    let mut exited_at: Option<Instant> = None;
-    let mut status = Status::Completed;
-    loop {
-        let now = Instant::now();
-        emulator.expire_sync_if_due(now);
-        if exit.is_none() {
-            if let Some(e) = process.try_exit() {
-                exit = Some(e);
-                exited_at = Some(now);
-            }
-        }
-        if deadline.is_some_and(|d| now >= d) {
-            status = Status::Partial;
-            break;
-        }
-        if exited_at.is_some_and(|t| now >= t + DRAIN_AFTER_EXIT) {
-            break;
-        }
-        // Poll often enough to notice the exit and the sync deadline.
-        let mut wait = Duration::from_millis(10);
-        if let Some(d) = emulator.sync_deadline() {
-            wait = wait.min(d.saturating_duration_since(now));
-        }
-        match rx.recv_timeout(wait) {
-            Ok(Chunk::Data(bytes)) => {
-                emulator.advance(&bytes);
-                let replies = emulator.take_replies();
-                if !replies.is_empty() {
-                    let _ = writer.write_all(&replies).and_then(|_| writer.flush());
-                }
-            }
-            Ok(Chunk::End) | Err(RecvTimeoutError::Disconnected) => {
-                if exit.is_none() {
-                    exit = process.kill_group(KILL_GRACE);
-                }
-                break;
-            }
-            Err(RecvTimeoutError::Timeout) => {}
-        }
-    }
-    if status == Status::Partial {
+    let mut pump = Pump::new();
+    let pid = process.pid();
+    let ended = pump::run_blocking(
+        &mut pump,
+        &mut emulator,
+        fd.as_fd(),
+        pid,
+        || process.try_exit(),
+        deadline,
+    );
+    if ended == Ended::TimedOut {
         // The screen as it stood at the deadline: what the program draws while it is being
         // killed (vim's "Caught deadly signal", a restored primary screen) is not part of it.
         let screen = emulator.snapshot_with_scrollback();
         process.kill_group(KILL_GRACE);
         return Ok(Capture {
             screen,
-            status,
+            status: Status::Partial,
             exit: None,
             duration: start.elapsed(),
         });
     }
+    let exit = match pump.exit() {
+        Some(e) => Some(e.clone()),
+        // The PTY closed first: the program is on its way out.
+        None => process.kill_group(KILL_GRACE),
+    };
     // Leftover background members of the group lose their terminal with us.
     process.kill_group(Duration::ZERO);
     // Whatever is still buffered was already written by the program: keep it.
-    while let Ok(Chunk::Data(bytes)) = rx.try_recv() {
-        emulator.advance(&bytes);
+    let mut buf = vec![0u8; pump::READ_CHUNK];
+    while let Ok(Some(n @ 1..)) = pump::read_some(fd.as_fd(), &mut buf) {
+        emulator.advance(&buf[..n]);
     }
     if emulator.sync_deadline().is_some() {
         emulator.expire_sync();
     }
     Ok(Capture {
         screen: emulator.snapshot_with_scrollback(),
-        status,
+        status: Status::Completed,
         exit,
         duration: start.elapsed(),
     })

@@ -3,9 +3,12 @@
 //!
 //! Module map (one line each; see DESIGN.md):
 //! - [`term`]: the emulator (alacritty_terminal) and the owned [`term::Screen`] snapshot.
-//! - [`pty`]: spawning in a pseudo-terminal, environment policy, process-group kill, exit status.
-//! - [`capture`]: the pump (PTY or pipe → emulator → screen) behind a one-shot capture.
-//! - [`host`]: the background session host: socket server, registry, sessions, protocol, client.
+//! - [`pty`]: spawning in a pseudo-terminal, environment policy, exit status; [`pty::pump`] the
+//!   one PTY pump (drain after exit, query answers, synchronized-output deadlines) that capture
+//!   and host sessions share; [`pty::group`] batched process-group signalling.
+//! - [`capture`]: a one-shot capture: the pump run blocking (or a pipe) → emulator → screen.
+//! - [`host`]: the background session host: socket server, registry, sessions, protocol, client;
+//!   all sessions' PTY I/O on one event loop thread (`host::io`).
 //! - [`options`]: appearance and terminal options as data (flags, config file, scenarios) and how they stack.
 //! - [`output`]: artifact formats and atomic file writes.
 //! - [`cli`]: clap definitions and printing for the binaries; no logic beyond argument mapping.

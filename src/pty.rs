@@ -6,6 +6,9 @@
 //! `FORCE_COLOR=3` set unless `--no-colorenv`, `CI` and `TF_BUILD` removed unless
 //! `--no-delete-envs`, and `COLUMNS`/`LINES` set to the terminal size.
 
+pub mod group;
+pub mod pump;
+
 use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -248,56 +251,6 @@ impl PtyProcess {
 /// Converts portable-pty's exit status into an [`Exit`].
 pub fn exit_of(status: &portable_pty::ExitStatus) -> Exit {
     convert_exit(status)
-}
-
-/// Process ids of every live process whose session id is `sid` (read from `/proc`): the
-/// session leader a spawn made plus everything it started that did not leave the session,
-/// whatever its process group (job-control groups of an interactive shell included).
-pub fn session_members(sid: u32) -> Vec<(u32, u32)> {
-    let mut out = Vec::new();
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return out;
-    };
-    for entry in entries.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        // Fields after the parenthesised command: state ppid pgrp session …
-        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
-            continue;
-        };
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        if fields.len() < 4 || fields[0] == "Z" {
-            continue;
-        }
-        let (Ok(pgrp), Ok(session)) = (fields[2].parse::<u32>(), fields[3].parse::<u32>()) else {
-            continue;
-        };
-        if session == sid {
-            out.push((pid, pgrp));
-        }
-    }
-    out
-}
-
-/// Sends `signal` to every process group found in session `sid` (see [`session_members`]).
-/// Returns how many live members there were.
-pub fn signal_session(sid: u32, signal: rustix::process::Signal) -> usize {
-    let members = session_members(sid);
-    let mut groups: Vec<u32> = members.iter().map(|&(_, g)| g).collect();
-    groups.sort_unstable();
-    groups.dedup();
-    for g in groups {
-        signal_group(g, signal);
-    }
-    members.len()
 }
 
 fn signal_group(pid: u32, signal: rustix::process::Signal) {

@@ -433,19 +433,21 @@ impl Host {
                 all.sort_by(|a, b| a.id.cmp(&b.id));
                 self.sweep();
                 Ok(Outcome::Later(Box::new(move || {
-                    // Signal every session first, then give them one shared grace period.
-                    for s in &all {
-                        s.begin_kill();
-                    }
-                    let deadline = Instant::now() + STOP_GRACE;
+                    // All at once, with one shared grace period.
+                    let exits = Session::kill_many(&all, STOP_GRACE);
                     let stopped: Vec<&str> = all
                         .iter()
-                        .map(|s| {
-                            stop_reply(s, deadline);
+                        .zip(exits)
+                        .map(|(s, exit)| {
+                            finish_stop(s, exit);
                             s.id.as_str()
                         })
                         .collect();
-                    Ok(json!({"schemaVersion": 1, "stopped": stopped, "failed": []}))
+                    let reply = json!({"schemaVersion": 1, "stopped": stopped, "failed": []});
+                    // Their screens and scrollback go back to the system now, not at exit.
+                    drop(all);
+                    super::io::trim_heap();
+                    Ok(reply)
                 })))
             }
             Request::Snapshot { id } => {
@@ -506,6 +508,12 @@ impl Host {
 /// background children may still hold the terminal.
 pub(super) fn stop_reply(session: &Session, deadline: Instant) -> Value {
     let exit = session.finish_kill(deadline);
+    finish_stop(session, exit)
+}
+
+/// Marks a session whose processes have ended stopped and deletes its data; the `stop` reply
+/// states how the program ended.
+fn finish_stop(session: &Session, exit: Option<crate::pty::Exit>) -> Value {
     session.mark_stopped();
     session.remove_journal();
     json!({

@@ -1,13 +1,14 @@
 //! One live session inside the host: a program in a PTY, the emulator fed by its output, the
 //! input writer, and the waiters evaluated on every screen change.
 //!
-//! Threads per session: a reader (PTY → channel), a pump (channel → emulator; answers queries;
-//! force-ends synchronized-output frames; bumps the version; evaluates waiters), a writer (input
-//! steps and query answers → PTY, each step one write) and a reaper (waits for the exit).
+//! A session has no threads of its own: the host's I/O loop ([`super::io`]) reads its PTY into
+//! the emulator through the one pump ([`crate::pty::pump`]: query answers, synchronized-output
+//! deadlines, the drain after the exit), bumps the version, evaluates waiters, writes pending
+//! input when the PTY has room (each input step one write) and reaps the program.
 
-use std::collections::HashMap;
-use std::io::{Read, Write};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::io::Read;
+use std::os::fd::OwnedFd;
 use std::sync::{Arc, Mutex};
 
 // parking_lot's mutex is eventually fair: a flooding session's pump re-locking in a loop
@@ -38,19 +39,6 @@ pub const CAPTURE_QUIET: Duration = Duration::from_millis(100);
 
 /// The longest a capture waits for the screen to be still.
 pub const CAPTURE_SETTLE_MAX: Duration = Duration::from_secs(2);
-
-/// After the program exits, how long its last output may take to come out of the PTY before
-/// the session is declared ended anyway (background children can hold the PTY open).
-const EXIT_DRAIN: Duration = Duration::from_millis(200);
-
-/// Output chunks queued between the PTY reader and the parser; when full the reader stops
-/// reading, so a program that writes faster than the host parses is slowed down instead of
-/// filling the host's memory.
-const PUMP_QUEUE: usize = 16;
-
-/// Most output bytes parsed under one lock before a new version is published (≈ 10 ms of
-/// parsing), so a read never waits long behind a flood.
-const BATCH_BYTES: usize = 1 << 20;
 
 /// Lifecycle states (contract: `starting`, `running`, `exited`, `stopped`, `unavailable`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -167,7 +155,7 @@ impl RowVersions {
     }
 }
 
-/// State shared between the host's request thread and the session's threads.
+/// State shared between the host's request threads and the I/O loop.
 pub struct Shared {
     pub emulator: Emulator,
     pub version: u64,
@@ -181,7 +169,8 @@ pub struct Shared {
 }
 
 impl Shared {
-    fn bump(&mut self) {
+    /// Publishes a change: a new version, row versions and waiters re-evaluated.
+    pub(super) fn bump(&mut self) {
         self.version += 1;
         self.updated_at = SystemTime::now();
         let texts = (0..self.emulator.rows())
@@ -242,6 +231,16 @@ impl Shared {
         }
     }
 
+    /// The program's output is complete: the session has ended by itself (`exited`), unless
+    /// it had already ended otherwise.
+    pub(super) fn end(&mut self) {
+        if self.state == State::Running {
+            self.state = State::Exited;
+            self.expires_at = Some(SystemTime::now() + retention());
+        }
+        self.bump();
+    }
+
     /// The condition of waiter `id`, if it exists.
     pub fn condition_of(&self, id: u64) -> Option<Condition> {
         self.waiters.get(&id).map(|w| w.condition.clone())
@@ -255,24 +254,118 @@ impl Shared {
     }
 }
 
-/// Messages to the pump thread.
-enum PumpMsg {
-    Output(Vec<u8>),
-    Eof,
-    Exited(Exit),
+/// Most input bytes a session holds for a program that does not read them; past it a `send`
+/// fails with `invalid_operation` and writes nothing of its request (issue: input piles up).
+pub const MAX_PENDING_INPUT: usize = 4 * 1024 * 1024;
+
+/// Input waiting for room in the PTY: whole writes in order (each input step is one write).
+#[derive(Debug, Default)]
+struct Pending {
+    chunks: VecDeque<Vec<u8>>,
+    /// Bytes of the first chunk already written.
+    written: usize,
+    /// Bytes in all chunks, less `written`.
+    bytes: usize,
+}
+
+/// What a session shares with the I/O loop ([`super::io`]): the screen state, its change
+/// signal, the non-blocking PTY master and the input waiting for it.
+pub(super) struct Core {
+    state: FairMutex<Shared>,
+    /// Notified on every change of `state`.
+    pub(super) changed: Condvar,
+    /// A non-blocking duplicate of the PTY master.
+    pub(super) fd: OwnedFd,
+    /// The session's slot in the I/O loop.
+    pub(super) slot: usize,
+    input: Mutex<Pending>,
+}
+
+impl Core {
+    /// Locks the screen state.
+    pub(super) fn lock(&self) -> MutexGuard<'_, Shared> {
+        self.state.lock()
+    }
+
+    /// Queues whole writes and writes what the PTY takes now; the rest is written by the I/O
+    /// loop when the PTY has room. With `bounded`, a request that would leave more than
+    /// [`MAX_PENDING_INPUT`] bytes pending is refused whole (query answers are not bounded).
+    ///
+    /// Errors: the number of bytes already pending, when refused.
+    pub(super) fn queue(&self, chunks: Vec<Vec<u8>>, bounded: bool) -> Result<(), usize> {
+        let mut p = self.input.lock().unwrap_or_else(|e| e.into_inner());
+        let adding: usize = chunks.iter().map(Vec::len).sum();
+        if bounded && p.bytes + adding > MAX_PENDING_INPUT {
+            return Err(p.bytes);
+        }
+        let was_empty = p.chunks.is_empty();
+        p.bytes += adding;
+        p.chunks
+            .extend(chunks.into_iter().filter(|c| !c.is_empty()));
+        if was_empty {
+            self.write_pending(&mut p);
+        }
+        Ok(())
+    }
+
+    /// Writes pending input while the PTY takes it (called by the I/O loop on write
+    /// readiness).
+    pub(super) fn flush(&self) {
+        let mut p = self.input.lock().unwrap_or_else(|e| e.into_inner());
+        self.write_pending(&mut p);
+    }
+
+    fn write_pending(&self, p: &mut Pending) {
+        while let Some(chunk) = p.chunks.front() {
+            match rustix::io::write(&self.fd, &chunk[p.written..]) {
+                Ok(n) => {
+                    p.written += n;
+                    p.bytes -= n;
+                    if p.written == chunk.len() {
+                        p.chunks.pop_front();
+                        p.written = 0;
+                    }
+                }
+                Err(rustix::io::Errno::INTR) => {}
+                Err(rustix::io::Errno::AGAIN) => {
+                    super::io::io().want_write(self, true);
+                    return;
+                }
+                Err(_) => {
+                    // The PTY is gone: what is pending can never be written.
+                    *p = Pending::default();
+                    let mut g = self.lock();
+                    if g.state == State::Running && g.exit.is_none() {
+                        g.state = State::Unavailable;
+                        g.bump();
+                    }
+                    drop(g);
+                    self.changed.notify_all();
+                    break;
+                }
+            }
+        }
+        super::io::io().want_write(self, false);
+    }
 }
 
 /// A session.
 pub struct Session {
     pub id: String,
     pub pid: u32,
-    shared: Arc<(FairMutex<Shared>, Condvar)>,
+    core: Arc<Core>,
     journal: Mutex<Journal>,
-    writer: Sender<Vec<u8>>,
     master: Mutex<Box<dyn MasterPty + Send>>,
+    _writer: Mutex<Box<dyn std::io::Write + Send>>,
     /// What termio knows about the session (launch, project, status tracking): see
     /// [`super::termio`].
     pub termio: super::termio::Meta,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        super::io::io().remove(self.core.slot);
+    }
 }
 
 /// How a poll of a waiter ended.
@@ -281,10 +374,6 @@ pub enum Poll {
     Matched,
     Pending,
     SessionEnded,
-}
-
-fn lock(shared: &(FairMutex<Shared>, Condvar)) -> MutexGuard<'_, Shared> {
-    shared.0.lock()
 }
 
 /// A fresh session id: `s_` + 32 lowercase hex digits from the OS's random source.
@@ -322,9 +411,20 @@ impl Session {
     ) -> Result<Session, HostError> {
         let (process, reader, writer) = pty::spawn(spec)
             .map_err(|e| HostError::new(ErrorCode::SessionNotStarted, e.to_string()))?;
-        let (master, mut child, pid) = process.into_parts();
-        let shared = Arc::new((
-            FairMutex::new(Shared {
+        // The I/O loop reads and writes the master itself. The writer is kept: dropping it
+        // types newline + EOF (portable-pty's end-of-input), so it goes with the session.
+        drop(reader);
+        let (master, child, pid) = process.into_parts();
+        let io_err = |e: std::io::Error| HostError::new(ErrorCode::SessionError, e.to_string());
+        let raw = master
+            .as_raw_fd()
+            .ok_or_else(|| HostError::new(ErrorCode::SessionError, "the PTY has no descriptor"))?;
+        // SAFETY: `master` keeps `raw` open during the call.
+        let fd = pty::pump::nonblocking_dup(unsafe { std::os::fd::BorrowedFd::borrow_raw(raw) })
+            .map_err(io_err)?;
+        let io = super::io::io();
+        let core = Arc::new(Core {
+            state: FairMutex::new(Shared {
                 emulator: Emulator::new(spec.cols as usize, spec.rows as usize),
                 version: 1,
                 state: State::Running,
@@ -335,48 +435,20 @@ impl Session {
                 waiters: HashMap::new(),
                 next_waiter: 1,
             }),
-            Condvar::new(),
-        ));
-        let (pump_tx, pump_rx) = mpsc::sync_channel::<PumpMsg>(PUMP_QUEUE);
-        let (write_tx, write_rx) = mpsc::channel::<Vec<u8>>();
-
-        let tx = pump_tx.clone();
-        std::thread::Builder::new()
-            .name("session-reader".into())
-            .spawn(move || read_loop(reader, tx))
-            .map_err(|e| HostError::new(ErrorCode::SessionError, e.to_string()))?;
-        std::thread::Builder::new()
-            .name("session-reaper".into())
-            .spawn(move || {
-                let exit = match child.wait() {
-                    Ok(status) => pty::exit_of(&status),
-                    Err(_) => Exit {
-                        code: 1,
-                        signal: None,
-                    },
-                };
-                let _ = pump_tx.send(PumpMsg::Exited(exit));
-            })
-            .map_err(|e| HostError::new(ErrorCode::SessionError, e.to_string()))?;
-        let pump_shared = shared.clone();
-        let replies = write_tx.clone();
-        std::thread::Builder::new()
-            .name("session-pump".into())
-            .spawn(move || pump_loop(pump_rx, pump_shared, replies))
-            .map_err(|e| HostError::new(ErrorCode::SessionError, e.to_string()))?;
-        let writer_shared = shared.clone();
-        std::thread::Builder::new()
-            .name("session-writer".into())
-            .spawn(move || write_loop(writer, write_rx, writer_shared))
-            .map_err(|e| HostError::new(ErrorCode::SessionError, e.to_string()))?;
+            changed: Condvar::new(),
+            fd,
+            slot: io.slot(),
+            input: Mutex::new(Pending::default()),
+        });
+        io.add(core.clone(), child, pid).map_err(io_err)?;
         let mut journal = Journal::new(journal_dir.map(|d| d.join(format!("{id}.jsonl"))));
         journal.record(Entry::Launch(super::protocol::Launch::of(spec)));
         Ok(Session {
             id,
             pid,
-            shared,
+            core,
             journal: Mutex::new(journal),
-            writer: write_tx,
+            _writer: Mutex::new(writer),
             master: Mutex::new(master),
             termio,
         })
@@ -384,34 +456,38 @@ impl Session {
 
     /// Locks the shared state.
     pub fn lock(&self) -> MutexGuard<'_, Shared> {
-        lock(&self.shared)
+        self.core.lock()
     }
 
     /// Queues validated input steps, each encoded against the application's current modes
     /// (DECCKM, DECKPAM, bracketed paste) and written in order, one write per step.
     ///
-    /// Errors: `session_exited` when the program has ended.
+    /// Errors: `session_exited` when the program has ended; `invalid_operation` when the
+    /// program has not read [`MAX_PENDING_INPUT`] bytes of earlier input (nothing of this
+    /// request is written then).
     pub fn send(&self, steps: Vec<Step>) -> Result<(), HostError> {
-        if self.lock().state != State::Running {
-            return Err(HostError::new(
-                ErrorCode::SessionExited,
-                format!("session {} has exited", self.id),
-            ));
-        }
-        for step in steps {
-            // Encoded against the modes of the output parsed so far (the request's "now").
-            let bytes = {
-                let g = self.lock();
-                keys::encode_step(&step, &g.emulator.modes())
-            };
-            self.writer.send(bytes).map_err(|_| {
-                HostError::new(
+        let chunks: Vec<Vec<u8>> = {
+            let g = self.lock();
+            if g.state != State::Running {
+                return Err(HostError::new(
                     ErrorCode::SessionExited,
                     format!("session {} has exited", self.id),
-                )
-            })?;
-        }
-        Ok(())
+                ));
+            }
+            // Encoded against the modes of the output parsed so far (the request's "now").
+            let modes = g.emulator.modes();
+            steps.iter().map(|s| keys::encode_step(s, &modes)).collect()
+        };
+        self.core.queue(chunks, true).map_err(|pending| {
+            HostError::new(
+                ErrorCode::InvalidOperation,
+                format!(
+                    "session {} is not reading its input: {pending} bytes are still pending \
+                     (at most {MAX_PENDING_INPUT} may be); nothing was sent",
+                    self.id
+                ),
+            )
+        })
     }
 
     /// Resizes the grid, then the PTY (the kernel signals SIGWINCH), under the lock so that
@@ -440,7 +516,7 @@ impl Session {
                 HostError::new(ErrorCode::IoError, format!("cannot resize the PTY: {e}"))
             })?;
         g.bump();
-        self.shared.1.notify_all();
+        self.core.changed.notify_all();
         Ok(g.version)
     }
 
@@ -496,7 +572,7 @@ impl Session {
                 return Ok(Poll::Pending);
             }
             let until = g.stable_deadline(id).map_or(end, |d| d.min(end));
-            self.shared.1.wait_for(
+            self.core.changed.wait_for(
                 &mut g,
                 until
                     .saturating_duration_since(now)
@@ -560,28 +636,35 @@ impl Session {
     /// First half of [`Session::kill`]: SIGTERM, SIGHUP and SIGCONT to every process group of
     /// the session. Lets a caller stopping many sessions signal them all before waiting.
     pub fn begin_kill(&self) {
-        pty::signal_session(self.pid, rustix::process::Signal::TERM);
-        pty::signal_session(self.pid, rustix::process::Signal::HUP);
-        pty::signal_session(self.pid, rustix::process::Signal::CONT);
+        pty::group::begin_end(&HashSet::from([self.pid]));
     }
 
     /// Second half of [`Session::kill`]: waits until `deadline` for the session's processes to
-    /// go, SIGKILLs what is left, and returns the program's exit once the reaper has it.
+    /// go, SIGKILLs what is left, and returns the program's exit once the I/O loop has it.
     pub fn finish_kill(&self, deadline: Instant) -> Option<Exit> {
-        while Instant::now() < deadline && !pty::session_members(self.pid).is_empty() {
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        for _ in 0..100 {
-            if pty::signal_session(self.pid, rustix::process::Signal::KILL) == 0 {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        // The reaper records the leader's exit.
+        pty::group::finish_end(&HashSet::from([self.pid]), deadline);
+        self.await_exit()
+    }
+
+    /// Ends many sessions with one shared grace period `grace`: signals all of them, waits
+    /// for all (one `/proc` scan per 10 ms for all of them), SIGKILLs what is left; returns
+    /// each program's exit, in order.
+    pub fn kill_many(sessions: &[Arc<Session>], grace: Duration) -> Vec<Option<Exit>> {
+        let sids: HashSet<u32> = sessions.iter().map(|s| s.pid).collect();
+        pty::group::begin_end(&sids);
+        pty::group::finish_end(&sids, Instant::now() + grace);
+        sessions.iter().map(|s| s.await_exit()).collect()
+    }
+
+    /// The program's exit once the I/O loop has reaped it (at most 2 s after its processes
+    /// are gone).
+    fn await_exit(&self) -> Option<Exit> {
         let mut g = self.lock();
         let until = Instant::now() + Duration::from_secs(2);
         while g.exit.is_none() && Instant::now() < until {
-            self.shared.1.wait_for(&mut g, Duration::from_millis(20));
+            self.core
+                .changed
+                .wait_for(&mut g, Duration::from_millis(20));
         }
         g.exit.clone()
     }
@@ -599,8 +682,8 @@ impl Session {
                 return;
             }
             let until = (seen.1 + quiet).min(end);
-            self.shared
-                .1
+            self.core
+                .changed
                 .wait_for(&mut g, until.saturating_duration_since(now));
             if g.version != seen.0 {
                 seen = (g.version, Instant::now());
@@ -618,7 +701,7 @@ impl Session {
             if now >= end {
                 break;
             }
-            self.shared.1.wait_for(&mut g, end - now);
+            self.core.changed.wait_for(&mut g, end - now);
         }
         (g.version, g.state)
     }
@@ -627,130 +710,6 @@ impl Session {
     pub fn snapshot(&self) -> (Screen, usize, u64) {
         let g = self.lock();
         (g.emulator.snapshot(), g.emulator.history_size(), g.version)
-    }
-}
-
-fn read_loop(mut reader: Box<dyn Read + Send>, tx: SyncSender<PumpMsg>) {
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        match reader.read(&mut buf) {
-            Ok(0) | Err(_) => {
-                let _ = tx.send(PumpMsg::Eof);
-                return;
-            }
-            Ok(n) => {
-                if tx.send(PumpMsg::Output(buf[..n].to_vec())).is_err() {
-                    return;
-                }
-            }
-        }
-    }
-}
-
-fn pump_loop(
-    rx: Receiver<PumpMsg>,
-    shared: Arc<(FairMutex<Shared>, Condvar)>,
-    replies: Sender<Vec<u8>>,
-) {
-    let mut eof = false;
-    // Set when the program has exited but its last output may still be in the PTY: the
-    // session is declared ended only after end-of-file or this deadline, so a wait never sees
-    // "ended" before the final screen.
-    let mut exit_drain: Option<Instant> = None;
-    let mut pending: Option<PumpMsg> = None;
-    loop {
-        // (The deadline is read in its own statement: a guard in a match scrutinee would stay
-        // locked while we block on the channel.)
-        let sync = lock(&shared).emulator.sync_deadline();
-        let deadline = match (sync, exit_drain) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        let msg = match pending.take() {
-            Some(m) => Ok(m),
-            None => match deadline {
-                Some(d) => rx.recv_timeout(d.saturating_duration_since(Instant::now())),
-                None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
-            },
-        };
-        let mut g = lock(&shared);
-        match msg {
-            Ok(PumpMsg::Output(bytes)) => {
-                // Parse everything already queued (up to BATCH_BYTES) before publishing a new
-                // version: under heavy output the per-version work (row texts, waiters,
-                // wake-ups) happens once per batch, not once per read.
-                let mut batch = bytes.len();
-                g.emulator.advance(&bytes);
-                while batch < BATCH_BYTES {
-                    match rx.try_recv() {
-                        Ok(PumpMsg::Output(more)) => {
-                            batch += more.len();
-                            g.emulator.advance(&more);
-                        }
-                        Ok(other) => {
-                            pending = Some(other);
-                            break;
-                        }
-                        Err(_) => break,
-                    }
-                }
-                let answer = g.emulator.take_replies();
-                if !answer.is_empty() {
-                    let _ = replies.send(answer);
-                }
-                g.bump();
-            }
-            Ok(PumpMsg::Eof) => eof = true,
-            Ok(PumpMsg::Exited(exit)) => {
-                g.exit = Some(exit);
-                exit_drain = Some(Instant::now() + EXIT_DRAIN);
-            }
-            Err(RecvTimeoutError::Timeout) => {
-                if g.emulator
-                    .sync_deadline()
-                    .is_some_and(|d| d <= Instant::now())
-                {
-                    g.emulator.expire_sync();
-                    g.bump();
-                }
-            }
-            Err(RecvTimeoutError::Disconnected) => return,
-        }
-        let drained = eof || exit_drain.is_some_and(|d| Instant::now() >= d);
-        if g.exit.is_some() && drained && g.state == State::Running {
-            if g.emulator.sync_deadline().is_some() {
-                g.emulator.expire_sync();
-            }
-            g.state = State::Exited;
-            g.expires_at = Some(SystemTime::now() + retention());
-            g.bump();
-            exit_drain = None;
-        }
-        shared.1.notify_all();
-        if eof && g.exit.is_some() {
-            return;
-        }
-    }
-}
-
-fn write_loop(
-    mut writer: Box<dyn Write + Send>,
-    rx: Receiver<Vec<u8>>,
-    shared: Arc<(FairMutex<Shared>, Condvar)>,
-) {
-    for bytes in rx {
-        if writer
-            .write_all(&bytes)
-            .and_then(|_| writer.flush())
-            .is_err()
-        {
-            let mut g = lock(&shared);
-            if g.state == State::Running && g.exit.is_none() {
-                g.state = State::Unavailable;
-                g.bump();
-                shared.1.notify_all();
-            }
-        }
     }
 }
 
@@ -776,7 +735,7 @@ impl Session {
             if now >= deadline {
                 return false;
             }
-            self.shared.1.wait_for(&mut g, deadline - now);
+            self.core.changed.wait_for(&mut g, deadline - now);
         }
     }
 
@@ -785,7 +744,7 @@ impl Session {
         let mut g = self.lock();
         g.state = State::Stopped;
         g.bump();
-        self.shared.1.notify_all();
+        self.core.changed.notify_all();
     }
 }
 
