@@ -163,6 +163,7 @@ fn main() {
         height: 24,
         color_env: true,
         delete_ci_env: true,
+        env: None,
     }))
     .expect("start");
     let id = started["sessionId"]

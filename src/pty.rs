@@ -34,6 +34,21 @@ pub struct SpawnSpec {
     /// Extra variables set last, over everything above (e.g. `TERMIO_SESSION` and
     /// `TERMIO_PROJECT` for termio sessions).
     pub env: Vec<(String, String)>,
+    /// The environment the program starts from: the caller's, sent with its request (see
+    /// [`caller_env`]), so a session sees the variables and `PATH` of the shell that started
+    /// it rather than the host's. `None`: this process's environment (one-shot captures and
+    /// scenario runs, where this process is the caller). The policy above (colour variables,
+    /// CI removal, `COLUMNS`/`LINES`, `env`) applies on top, and the program is looked up on
+    /// this environment's `PATH`.
+    pub base_env: Option<Vec<(String, String)>>,
+}
+
+/// This process's environment as a request carries it to the host ([`SpawnSpec::base_env`]).
+/// Variables whose name or value is not UTF-8 are left out (JSON carries text).
+pub fn caller_env() -> Vec<(String, String)> {
+    std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .collect()
 }
 
 /// Why a program could not be started.
@@ -77,7 +92,8 @@ impl SpawnSpec {
         };
         // A lone path to an executable file runs as it is, spaces in its name and all.
         let program_path = |a: &OsString| {
-            a.as_encoded_bytes().contains(&b'/') && not_executable(a, &self.cwd).is_none()
+            a.as_encoded_bytes().contains(&b'/')
+                && not_executable(a, &self.cwd, "".as_ref()).is_none()
         };
         if self.argv.len() == 1 && shell_line(&self.argv[0]) && !program_path(&self.argv[0]) {
             vec!["/bin/sh".into(), "-c".into(), self.argv[0].clone()]
@@ -110,7 +126,15 @@ pub fn spawn(
             reason: format!("working directory {} does not exist", spec.cwd.display()),
         });
     }
-    if let Some(reason) = not_executable(&argv[0], &spec.cwd) {
+    let search = match &spec.base_env {
+        Some(env) => env
+            .iter()
+            .find(|(k, _)| k == "PATH")
+            .map(|(_, v)| v.into())
+            .unwrap_or_default(),
+        None => std::env::var_os("PATH").unwrap_or_default(),
+    };
+    if let Some(reason) = not_executable(&argv[0], &spec.cwd, &search) {
         return Err(SpawnError::Start { program, reason });
     }
     let pair = native_pty_system()
@@ -123,11 +147,21 @@ pub fn spawn(
         .map_err(|e| SpawnError::Pty(e.to_string()))?;
     let mut cmd = CommandBuilder::from_argv(argv);
     cmd.cwd(&spec.cwd);
+    let term_set = match &spec.base_env {
+        Some(env) => {
+            cmd.env_clear();
+            for (k, v) in env {
+                cmd.env(k, v);
+            }
+            env.iter().any(|(k, _)| k == "TERM")
+        }
+        None => std::env::var_os("TERM").is_some(),
+    };
     if spec.color_env {
         cmd.env("TERM", "xterm-256color");
         cmd.env("COLORTERM", "truecolor");
         cmd.env("FORCE_COLOR", "3");
-    } else if std::env::var_os("TERM").is_none() {
+    } else if !term_set {
         cmd.env("TERM", "xterm-256color");
     }
     if spec.delete_ci_env {
@@ -217,7 +251,11 @@ impl PtyProcess {
 
 /// Why `program` cannot be executed (resolved against `PATH` when it has no `/`, else against
 /// `cwd`), or `None` when it can.
-fn not_executable(program: &std::ffi::OsStr, cwd: &std::path::Path) -> Option<String> {
+fn not_executable(
+    program: &std::ffi::OsStr,
+    cwd: &std::path::Path,
+    search: &std::ffi::OsStr,
+) -> Option<String> {
     use std::os::unix::fs::PermissionsExt;
     let runnable = |p: &std::path::Path| {
         std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
@@ -231,8 +269,7 @@ fn not_executable(program: &std::ffi::OsStr, cwd: &std::path::Path) -> Option<St
             Ok(_) => None,
         };
     }
-    let search = std::env::var_os("PATH").unwrap_or_default();
-    if std::env::split_paths(&search).any(|dir| runnable(&cwd.join(dir).join(path))) {
+    if std::env::split_paths(search).any(|dir| runnable(&cwd.join(dir).join(path))) {
         None
     } else {
         Some("command not found".into())

@@ -1451,3 +1451,102 @@ fn an_export_saved_elsewhere_replays_from_its_own_directory() {
     );
     assert_eq!(std::fs::read(proj.join("docs/a.svg")).unwrap(), original);
 }
+
+/// A session runs in the environment of the client that started it, not the host's: a
+/// variable set only for one client reaches only that client's session, and the program is
+/// found on the client's `PATH` (issue: reliability, item 3).
+#[test]
+fn a_session_gets_its_callers_environment_and_path() {
+    let h = Host::new();
+    // The host starts with the first session, from a client without the variable.
+    let plain = h.start(&["--", "sh", "-c", "echo \"[${ONLY_HERE:-unset}]\"; sleep 30"]);
+    h.wait(&plain, "[unset]");
+    let mut c = h.cmd();
+    c.env("ONLY_HERE", "s3cr3t").args([
+        "session",
+        "start",
+        "--",
+        "sh",
+        "-c",
+        "echo \"[${ONLY_HERE:-unset}]\"; sleep 30",
+    ]);
+    let out = c.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let with = v["sessionId"].as_str().unwrap().to_string();
+    h.wait(&with, "[s3cr3t]");
+    // A later session from a client without it does not see it either.
+    let again = h.start(&["--", "sh", "-c", "echo \"[${ONLY_HERE:-unset}]\"; sleep 30"]);
+    h.wait(&again, "[unset]");
+
+    // A program only on the client's PATH.
+    let bin = h.dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let tool = bin.join("only-on-my-path");
+    std::fs::write(&tool, "#!/bin/sh\necho tool-ran; sleep 30\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let out = h
+        .cmd()
+        .env("PATH", &path)
+        .args(["session", "start", "--", "only-on-my-path"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(out.status.success(), "{v}");
+    h.wait(v["sessionId"].as_str().unwrap(), "tool-ran");
+    // Without it on the PATH the same start is a clear error.
+    let (v, code) = h.run(&["start", "--", "only-on-my-path"]);
+    assert_eq!(code, 1, "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("command not found"),
+        "{v}"
+    );
+}
+
+/// Input a program does not read is bounded: past `MAX_PENDING_INPUT` (4 MiB) pending, a
+/// `send` fails with `invalid_operation` and writes nothing of its request; the session and
+/// the host go on (issue: reliability, item 6).
+#[test]
+fn input_a_program_never_reads_is_bounded() {
+    let h = Host::new();
+    // Raw mode: the line discipline holds input instead of dropping it past its buffer.
+    let id = h.start(&[
+        "--",
+        "sh",
+        "-c",
+        "stty raw -echo; echo ready; exec sleep 600",
+    ]);
+    h.wait(&id, "ready");
+    // One send of ~1.5 MB (argv bounds one argument to 128 KiB, so several --text).
+    let chunk = "x".repeat(100 * 1024);
+    let mut args: Vec<&str> = vec!["send", &id];
+    for _ in 0..15 {
+        args.extend_from_slice(&["--text", &chunk]);
+    }
+    let mut codes = Vec::new();
+    for _ in 0..4 {
+        let (v, code) = h.run(&args);
+        codes.push((code, v["error"]["code"].as_str().map(str::to_string)));
+    }
+    assert_eq!(codes[0], (0, None), "the first sends fit: {codes:?}");
+    assert_eq!(codes[1], (0, None), "{codes:?}");
+    assert_eq!(
+        codes[2],
+        (1, Some("invalid_operation".to_string())),
+        "past 4 MiB pending a send is refused: {codes:?}"
+    );
+    assert_eq!(codes[3], codes[2], "and stays refused: {codes:?}");
+    // What fits under the bound still goes; the session still answers.
+    h.ok(&["send", &id, "--text", "y"]);
+    assert_eq!(h.ok(&["read", &id])["state"], "running");
+    h.ok(&["stop", &id]);
+}

@@ -295,6 +295,7 @@ fn run_capture(args: CaptureArgs, config: Option<PathBuf>) -> Result<(), CliErro
                 color_env: !args.no_colorenv,
                 delete_ci_env: !args.no_delete_envs,
                 env: Vec::new(),
+                base_env: None,
             },
             timeout: args.timeout,
             query_colors,

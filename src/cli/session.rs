@@ -212,6 +212,7 @@ pub fn run(
                 height: a.height,
                 color_env: !a.no_colorenv,
                 delete_ci_env: !a.no_delete_envs,
+                env: Some(crate::pty::caller_env()),
             })))
         }
         SessionCommand::List { all } => emit(client::request(&Request::List { all })),

@@ -138,6 +138,10 @@ pub struct Launch {
     pub color_env: bool,
     /// Remove CI and TF_BUILD.
     pub delete_ci_env: bool,
+    /// The caller's environment ([`crate::pty::SpawnSpec::base_env`]); absent from requests
+    /// of older clients (the host's own environment is used then) and never journaled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub env: Option<Vec<(String, String)>>,
 }
 
 impl Launch {
@@ -151,6 +155,7 @@ impl Launch {
             color_env: self.color_env,
             delete_ci_env: self.delete_ci_env,
             env: Vec::new(),
+            base_env: self.env.clone(),
         }
     }
 
@@ -167,6 +172,7 @@ impl Launch {
             height: spec.rows,
             color_env: spec.color_env,
             delete_ci_env: spec.delete_ci_env,
+            env: None,
         }
     }
 }

@@ -296,6 +296,9 @@ pub enum TermioRequest {
         command: String,
         /// The shell program (the client's `$SHELL`, else `bash`).
         shell: String,
+        /// The caller's environment ([`SpawnSpec::base_env`]); absent from older clients.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        env: Option<Vec<(String, String)>>,
         /// Columns, 1–500.
         width: u16,
         /// Rows, 1–500.
@@ -366,6 +369,9 @@ pub enum TermioRequest {
         fallback: Option<Box<crate::termio::agents::AgentDef>>,
         /// The shell program (the client's `$SHELL`, else `bash`).
         shell: String,
+        /// The caller's environment ([`SpawnSpec::base_env`]); absent from older clients.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        env: Option<Vec<(String, String)>>,
         /// Columns, 1–500.
         width: u16,
         /// Rows, 1–500.
@@ -565,11 +571,12 @@ fn handle_inner(
             caller,
             command,
             shell,
+            env,
             width,
             height,
         } => {
             let project = project_for(sessions, &caller, &registry)?;
-            let s = start_run(&project, &command, &shell, (width, height), None)?;
+            let s = start_run(&project, &command, &shell, env, (width, height), None)?;
             sessions.insert(s.id.clone(), s.clone());
             let worker = s.clone();
             let typed = command.clone();
@@ -592,6 +599,7 @@ fn handle_inner(
             agent,
             fallback,
             shell,
+            env,
             width,
             height,
         } => {
@@ -623,6 +631,7 @@ fn handle_inner(
                 &project,
                 &def.command_line(),
                 &shell,
+                env,
                 (width, height),
                 Some(&def.name),
             )?;
@@ -938,6 +947,7 @@ fn start_run(
     project: &Path,
     command: &str,
     shell: &str,
+    base_env: Option<Vec<(String, String)>>,
     (width, height): (u16, u16),
     agent: Option<&str>,
 ) -> Result<Arc<Session>, Error> {
@@ -958,6 +968,12 @@ fn start_run(
             .chain(std::iter::once(("TERMIO_PROJECT".into(), project_text)))
             .chain(agent.map(|a| ("TERMIO_AGENT".into(), a.into())))
             .collect(),
+        // The caller's own termio identity (it may be a session itself) is not the new one's.
+        base_env: base_env.map(|env| {
+            env.into_iter()
+                .filter(|(k, _)| !k.starts_with("TERMIO_"))
+                .collect()
+        }),
     };
     let meta = Meta::of(&spec, Some((command.to_string(), project.to_path_buf())));
     let journals = super::paths::runtime_dir().join("journals");
@@ -1164,6 +1180,7 @@ mod tests {
             color_env: true,
             delete_ci_env: true,
             env: Vec::new(),
+            base_env: None,
         };
         Meta::of(&spec, None)
     }

@@ -26,6 +26,7 @@ pub fn from_journal(entries: &[Entry], doc_dir: &Path) -> Result<Document, Strin
         height,
         color_env,
         delete_ci_env,
+        ..
     })) = entries.first()
     else {
         return Err("the session's journal has no launch".into());
@@ -192,6 +193,7 @@ mod tests {
                 height: 24,
                 color_env: true,
                 delete_ci_env: true,
+                env: None,
             }),
             Entry::Read,
             Entry::Send {

@@ -286,6 +286,7 @@ impl Runner<'_> {
             color_env: launch.colorenv.unwrap_or(true),
             delete_ci_env: launch.delete_envs.unwrap_or(true),
             env: Vec::new(),
+            base_env: None,
         };
         let session = Session::start(&spec, None).map_err(|e| e.message)?;
         self.outcome.session_id = session.id.clone();

@@ -255,6 +255,7 @@ pub fn run(ctx: &mut Ctx, command: &str, wait: Option<Wait>) -> Result<RunReply,
         caller: ctx.caller.clone(),
         command: command.to_string(),
         shell,
+        env: Some(crate::pty::caller_env()),
         width: RUN_SIZE.0,
         height: RUN_SIZE.1,
     })?;
@@ -440,6 +441,7 @@ pub fn spawn(
         agent,
         fallback,
         shell,
+        env: Some(crate::pty::caller_env()),
         width: SPAWN_SIZE.0,
         height: SPAWN_SIZE.1,
     })?;
