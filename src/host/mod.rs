@@ -16,6 +16,8 @@ mod io;
 pub mod journal;
 pub mod paths;
 pub mod protocol;
+pub mod recovery;
+pub mod reply;
 pub mod server;
 pub mod session;
 pub mod stall;

@@ -1,30 +1,38 @@
 //! The host daemon: a Unix socket server over the session registry.
 //!
 //! One request per connection. Each connection has its own thread that reads the request
-//! (within a deadline), then hands it to the one worker thread that owns the registry; the
-//! worker applies requests one at a time in acceptance order (session spec: "The host accepts
-//! one IPC request at a time"). Whatever would hold the worker (a wait poll of up to 100 ms,
-//! stopping processes, serialising a large screen) is handed back to the connection thread, so
-//! a slow or stalled client, or many concurrent waits, never hold up anyone else.
-//! Exited sessions are retained 24 h, then forgotten (later calls get `session_expired`).
-//! The host exits after a while with no sessions at all.
+//! (within [`READ_DEADLINE`]), then hands it to the one worker thread that owns the registry.
+//! The worker applies requests one at a time in connection-acceptance order (session spec:
+//! "The host accepts one IPC request at a time and applies actions in connection-acceptance
+//! order"): a connection accepted earlier is applied first, however late its request line
+//! completes, bounded by its read deadline. Whatever would hold the worker (a wait poll of up
+//! to 100 ms, stopping processes, serialising a large screen) is handed back to the connection
+//! thread, so a slow or stalled client, or many concurrent waits, never hold up anyone else.
+//!
+//! The router ([`Host::route`]) only routes: one method per request kind, each returning a
+//! typed reply ([`super::reply`]). Exited sessions are retained 24 h, then forgotten (later
+//! calls get `session_expired`). Sessions of a host that died are recovered as `unavailable`
+//! ([`super::recovery`]). The host exits after a while with no sessions at all.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use serde_json::{json, Value};
+use serde::Serialize;
 
 use super::events::{self, Hub, MONITOR_TICK};
 use super::journal::Entry;
 use super::paths;
-use super::protocol::{ErrorCode, HostError, Request, MAX_REQUEST_BYTES};
-use super::session::{Poll, Session, State, CAPTURE_QUIET, CAPTURE_SETTLE_MAX};
-use crate::term::{keys, Cell, Color, Screen, Underline};
+use super::protocol::{Condition, ErrorCode, HostError, Launch, Request, MAX_REQUEST_BYTES};
+use super::recovery::{self, Ledger, Lost, Record};
+use super::reply::{self, ScreenDoc, SCHEMA};
+use super::session::{retention, Poll, Session, State, CAPTURE_QUIET, CAPTURE_SETTLE_MAX};
+use crate::term::keys;
 
 /// Longest a single request may hold the host for a `wait` poll.
 pub const POLL_BUDGET: Duration = Duration::from_millis(100);
@@ -35,14 +43,15 @@ pub const STOP_GRACE: Duration = Duration::from_secs(2);
 /// A waiter no client has polled for this long belongs to a client that went away.
 const STALE_WAITER: Duration = Duration::from_secs(30);
 
-/// How long a connection may take to send its whole request line.
+/// How long a connection may take to send its whole request line; also how long a connection
+/// accepted earlier can hold back the requests accepted after it.
 const READ_DEADLINE: Duration = Duration::from_secs(2);
 
 /// How long writing a reply may take before the client is given up on.
 const WRITE_DEADLINE: Duration = Duration::from_secs(5);
 
-/// Most characters of screen text in a reply (contract: 200 000).
-pub const MAX_TEXT_CHARS: usize = 200_000;
+/// How often retention and stale waiters are swept (each sweep looks at every session).
+const SWEEP_EVERY: Duration = Duration::from_millis(250);
 
 /// Idle time after which a host with no sessions exits: `$CONSOLE2SVG_HOST_IDLE_SECS`, else 300 s.
 fn idle_limit() -> Duration {
@@ -56,15 +65,23 @@ fn idle_limit() -> Duration {
 /// The registry and everything the request loop needs.
 struct Host {
     sessions: HashMap<String, Arc<Session>>,
+    /// Sessions of a host that died, listed as `unavailable` until they expire.
+    lost: HashMap<String, Lost>,
+    /// The crash-recovery records of `sessions`.
+    ledger: Ledger,
+    /// The runtime directory (journals, records).
+    runtime: PathBuf,
     /// Watches the sessions and pushes their changes to subscribers.
     hub: Arc<Hub>,
     /// Ids whose retention ran out.
     expired: HashSet<String>,
     idle_since: Option<Instant>,
+    last_sweep: Instant,
 }
 
 /// Runs the host until it has been idle long enough. Binds the socket, replacing a stale one
-/// left by a dead host; exits at once when another live host owns it.
+/// left by a dead host (whose sessions are recovered as `unavailable`); exits at once when
+/// another live host owns it.
 ///
 /// Errors: a message when the runtime directory or the socket cannot be set up.
 pub fn run() -> Result<(), String> {
@@ -80,42 +97,87 @@ pub fn run() -> Result<(), String> {
         .map_err(|e| format!("cannot bind {}: {e}", socket.display()))?;
     std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))
         .map_err(|e| format!("cannot restrict {}: {e}", socket.display()))?;
+    // This host owns the directory now: what a dead one left is recovered or swept.
+    let recovered = recovery::recover(&dir, SystemTime::now(), retention());
     // Heal the installed `termio` agent skill while session control is on; never fatal.
     crate::termio::skill::reassert_at_host_start();
-    let (jobs, inbox) = mpsc::channel::<Job>();
+    let (jobs, inbox) = mpsc::channel::<Msg>();
     let idle = idle_limit();
     let worker_socket = socket.clone();
+    let host = Host {
+        sessions: HashMap::new(),
+        lost: recovered
+            .lost
+            .into_iter()
+            .map(|l| (l.record.session_id.clone(), l))
+            .collect(),
+        ledger: Ledger::new(recovery::records_dir(&dir)),
+        runtime: dir,
+        hub: Arc::new(Hub::default()),
+        expired: HashSet::new(),
+        idle_since: Some(Instant::now()),
+        last_sweep: Instant::now(),
+    };
     std::thread::Builder::new()
         .name("host-worker".into())
         .spawn(move || {
-            worker(inbox, idle);
+            worker(inbox, idle, host);
             // Idle: stop accepting and leave.
             let _ = std::fs::remove_file(&worker_socket);
             std::process::exit(0);
         })
         .map_err(|e| e.to_string())?;
-    for stream in listener.incoming() {
+    for (seq, stream) in (0u64..).zip(listener.incoming()) {
         let Ok(stream) = stream else { continue };
+        // Announced before its thread exists, so the worker knows the acceptance order.
+        let accepted = Msg::Accepted {
+            seq,
+            deadline: Instant::now() + READ_DEADLINE,
+        };
+        if jobs.send(accepted).is_err() {
+            break;
+        }
         let to_worker = jobs.clone();
-        // A connection that cannot get a thread is dropped; its client sees host_unavailable.
-        let _ = std::thread::Builder::new()
+        let spawned = std::thread::Builder::new()
             .name("host-conn".into())
-            .spawn(move || connection(stream, to_worker));
+            .spawn(move || connection(stream, seq, to_worker));
+        if spawned.is_err() {
+            // Dropped; its client sees host_unavailable. It holds up no one.
+            let _ = jobs.send(Msg::Gone(seq));
+        }
     }
     Ok(())
 }
 
-/// Work the worker hands back to a connection thread, so it never waits itself.
-type Later = Box<dyn FnOnce() -> Result<Value, HostError> + Send>;
+/// Work the worker hands back to a connection thread, so it never waits itself: it returns
+/// the reply line.
+type Later = Box<dyn FnOnce() -> Result<String, HostError> + Send>;
 
 /// What the worker makes of a request.
 enum Outcome {
-    /// The reply.
-    Now(Value),
+    /// The reply line.
+    Now(String),
     /// The reply, computed by the connection thread.
     Later(Later),
     /// The connection becomes a stream served by this function (subscriptions, attach).
     Stream(Box<dyn FnOnce(UnixStream) + Send>),
+}
+
+impl Outcome {
+    /// A reply ready now.
+    fn now<T: Serialize>(reply: &T) -> Result<Outcome, HostError> {
+        Ok(Outcome::Now(reply::to_line(reply)))
+    }
+}
+
+/// What the worker's inbox carries, in the order the accept loop and the connections send it.
+enum Msg {
+    /// Connection `seq` was accepted; its request line is due by `deadline`.
+    Accepted { seq: u64, deadline: Instant },
+    /// Connection `seq`'s request (or why it could not be read), with where its outcome goes.
+    Job { seq: u64, job: Job },
+    /// Connection `seq` will send nothing (its thread could not start).
+    Gone(u64),
 }
 
 /// A request on its way to the worker, with where its outcome goes.
@@ -127,37 +189,95 @@ struct Job {
 /// One connection: read the request (deadline [`READ_DEADLINE`] for all of it), check the
 /// peer, queue it for the worker, then finish any deferred work and write the reply (deadline
 /// [`WRITE_DEADLINE`]). A client that stalls or vanishes costs only this thread.
-fn connection(stream: UnixStream, jobs: Sender<Job>) {
+fn connection(stream: UnixStream, seq: u64, jobs: Sender<Msg>) {
     // The request is read before the peer is judged, so a refused client still gets its reply
     // instead of a broken pipe.
     let request = read_request(&stream).and_then(|r| check_peer(&stream).map(|_| r));
     let (tx, rx) = mpsc::channel();
-    if jobs.send(Job { request, reply: tx }).is_err() {
+    let job = Job { request, reply: tx };
+    if jobs.send(Msg::Job { seq, job }).is_err() {
         return;
     }
-    let reply = match rx.recv() {
+    let line = match rx.recv() {
         Ok(Ok(Outcome::Stream(serve))) => return serve(stream),
-        Ok(Ok(Outcome::Now(v))) => v,
-        Ok(Ok(Outcome::Later(work))) => work().unwrap_or_else(|e| e.envelope()),
-        Ok(Err(e)) => e.envelope(),
-        Err(_) => {
-            HostError::new(ErrorCode::HostUnavailable, "the host is shutting down").envelope()
-        }
+        Ok(Ok(Outcome::Now(line))) => line,
+        Ok(Ok(Outcome::Later(work))) => work().unwrap_or_else(|e| e.envelope().to_string()),
+        Ok(Err(e)) => e.envelope().to_string(),
+        Err(_) => HostError::new(ErrorCode::HostUnavailable, "the host is shutting down")
+            .envelope()
+            .to_string(),
     };
     let mut stream = stream;
     let _ = stream.set_write_timeout(Some(WRITE_DEADLINE));
-    let mut line = reply.to_string();
-    line.push('\n');
-    let _ = stream.write_all(line.as_bytes());
+    let mut bytes = line.into_bytes();
+    bytes.push(b'\n');
+    let _ = stream.write_all(&bytes);
 }
 
-/// The worker: owns the registry and applies requests one at a time, in the order their
-/// request lines are complete (a client slow to send its request does not hold up the ones
-/// behind it); sweeps retention and stale waiters; returns when the host has been idle for
-/// `idle`.
-fn worker(inbox: Receiver<Job>, idle: Duration) {
-    let hub = Arc::new(Hub::default());
-    let monitor = hub.clone();
+/// Requests held until every connection accepted before theirs is applied or has passed its
+/// read deadline (session spec: connection-acceptance order).
+#[derive(Default)]
+struct Order {
+    /// Accepted connections not applied yet, and when their request line is due.
+    waiting: BTreeMap<u64, Instant>,
+    /// Requests that arrived, by acceptance number.
+    ready: BTreeMap<u64, Job>,
+}
+
+impl Order {
+    /// Takes one message of the inbox.
+    fn take(&mut self, msg: Msg) {
+        match msg {
+            Msg::Accepted { seq, deadline } => {
+                self.waiting.insert(seq, deadline);
+            }
+            Msg::Job { seq, job } => {
+                self.ready.insert(seq, job);
+            }
+            Msg::Gone(seq) => {
+                self.waiting.remove(&seq);
+            }
+        }
+    }
+
+    /// The next request to apply now, if any: the oldest accepted connection's once it has
+    /// arrived; a connection past its deadline no longer holds the others back (its request,
+    /// should it still come, is applied when it does). Requests of connections not waited
+    /// for any more come first.
+    fn next(&mut self, now: Instant) -> Option<Job> {
+        loop {
+            let stray = self
+                .ready
+                .keys()
+                .copied()
+                .find(|seq| !self.waiting.contains_key(seq));
+            if let Some(seq) = stray {
+                return self.ready.remove(&seq);
+            }
+            let (&seq, &deadline) = self.waiting.first_key_value()?;
+            if let Some(job) = self.ready.remove(&seq) {
+                self.waiting.remove(&seq);
+                return Some(job);
+            }
+            if deadline > now {
+                return None;
+            }
+            self.waiting.remove(&seq);
+        }
+    }
+
+    /// How long the worker may sleep before [`Order::next`] can change by time alone.
+    fn wait_at_most(&self, now: Instant, longest: Duration) -> Duration {
+        self.waiting.first_key_value().map_or(longest, |(_, d)| {
+            d.saturating_duration_since(now).min(longest)
+        })
+    }
+}
+
+/// The worker: owns the registry and applies requests one at a time in acceptance order;
+/// sweeps retention and stale waiters; returns when the host has been idle for `idle`.
+fn worker(inbox: Receiver<Msg>, idle: Duration, mut host: Host) {
+    let monitor = host.hub.clone();
     // The monitor: publishes summary changes to subscribers. It lives as long as the host.
     let _ = std::thread::Builder::new()
         .name("host-monitor".into())
@@ -165,26 +285,33 @@ fn worker(inbox: Receiver<Job>, idle: Duration) {
             std::thread::sleep(MONITOR_TICK);
             monitor.tick();
         });
-    let mut host = Host {
-        sessions: HashMap::new(),
-        hub,
-        expired: HashSet::new(),
-        idle_since: Some(Instant::now()),
-    };
+    host.after_request();
+    let mut order = Order::default();
     loop {
-        match inbox.recv_timeout(Duration::from_millis(500)) {
-            Ok(job) => {
-                let outcome = job.request.and_then(|r| host.handle(r));
-                if host.sessions.is_empty() {
-                    // Being asked counts as activity: the idle clock restarts.
-                    host.idle_since = Some(Instant::now());
+        let now = Instant::now();
+        match inbox.recv_timeout(order.wait_at_most(now, SWEEP_EVERY)) {
+            Ok(msg) => {
+                order.take(msg);
+                // Everything already queued joins before the order is decided.
+                while let Ok(msg) = inbox.try_recv() {
+                    order.take(msg);
                 }
-                let _ = job.reply.send(outcome);
             }
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => return,
         }
-        host.sweep();
+        while let Some(job) = order.next(Instant::now()) {
+            let outcome = job.request.and_then(|r| host.route(r));
+            if host.sessions.is_empty() {
+                // Being asked counts as activity: the idle clock restarts.
+                host.idle_since = Some(Instant::now());
+            }
+            let _ = job.reply.send(outcome);
+            host.after_request();
+        }
+        if host.last_sweep.elapsed() >= SWEEP_EVERY {
+            host.sweep();
+        }
         if host.idle_since.is_some_and(|t| t.elapsed() >= idle) {
             return;
         }
@@ -192,7 +319,34 @@ fn worker(inbox: Receiver<Job>, idle: Duration) {
 }
 
 impl Host {
+    /// After every request: subscribers and crash-recovery records follow the registry, and
+    /// the idle clock runs only while there is nothing to serve. Takes no session's lock.
+    fn after_request(&mut self) {
+        // Every change of the registry (by any request or by retention) reaches subscribers.
+        self.hub.sync(&self.sessions);
+        let sessions = &self.sessions;
+        self.ledger.retain(|id| sessions.contains_key(id));
+        let new: Vec<Arc<Session>> = sessions
+            .values()
+            .filter(|s| !self.ledger.has(&s.id))
+            .cloned()
+            .collect();
+        for s in new {
+            let record = record_of(&s, s.launch.width, s.launch.height);
+            if let Err(e) = self.ledger.write(&record) {
+                eprintln!("console2svg host: cannot keep {}'s record: {e}", s.id);
+            }
+        }
+        if self.sessions.is_empty() && self.hub.subscribers() == 0 {
+            self.idle_since.get_or_insert_with(Instant::now);
+        } else {
+            self.idle_since = None;
+        }
+    }
+
+    /// Retention (exited sessions and lost ones) and waiters whose client went away.
     fn sweep(&mut self) {
+        self.last_sweep = Instant::now();
         let now = SystemTime::now();
         let gone: Vec<String> = self
             .sessions
@@ -202,290 +356,80 @@ impl Host {
             .collect();
         for id in gone {
             if let Some(s) = self.sessions.remove(&id) {
+                let record = self.ledger.release(&id);
                 // Its program exited; what it left running in the background goes with it.
                 std::thread::spawn(move || {
                     s.kill(Duration::ZERO);
                     s.remove_journal();
+                    drop(record);
                 });
             }
+            self.expired.insert(id);
+        }
+        let lost: Vec<String> = self
+            .lost
+            .iter()
+            .filter(|(_, l)| l.expires_at() <= now)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in lost {
+            self.lost.remove(&id);
+            recovery::forget(&self.runtime, &id);
             self.expired.insert(id);
         }
         for s in self.sessions.values() {
             s.drop_stale_waiters(STALE_WAITER);
         }
-        // Every change of the registry (by any request or by retention) reaches subscribers.
-        self.hub.sync(&self.sessions);
-        if self.sessions.is_empty() && self.hub.subscribers() == 0 {
-            self.idle_since.get_or_insert_with(Instant::now);
-        } else {
-            self.idle_since = None;
-        }
+        self.after_request();
     }
 
+    /// The live session `id`.
+    ///
+    /// Errors: `session_expired` after its retention; `session_error` when it was lost with a
+    /// dead host ([`Lost::error`]); `session_not_found` otherwise.
     fn session(&self, id: &str) -> Result<Arc<Session>, HostError> {
-        self.sessions.get(id).cloned().ok_or_else(|| {
-            if self.expired.contains(id) {
-                HostError::new(
-                    ErrorCode::SessionExpired,
-                    format!("session {id} has expired"),
-                )
-            } else {
-                HostError::new(ErrorCode::SessionNotFound, format!("no session {id}"))
-            }
+        if let Some(s) = self.sessions.get(id) {
+            return Ok(s.clone());
+        }
+        if let Some(lost) = self.lost.get(id) {
+            return Err(lost.error());
+        }
+        Err(if self.expired.contains(id) {
+            HostError::new(
+                ErrorCode::SessionExpired,
+                format!("session {id} has expired"),
+            )
+        } else {
+            HostError::new(ErrorCode::SessionNotFound, format!("no session {id}"))
         })
     }
 
-    /// Applies one request. Anything slow (waiting, stopping, serialising a screen) comes
-    /// back as [`Outcome::Later`] for the connection's own thread.
-    fn handle(&mut self, request: Request) -> Result<Outcome, HostError> {
-        let now = |v: Value| Ok(Outcome::Now(v));
+    /// Applies one request: routes it to the method of its kind.
+    fn route(&mut self, request: Request) -> Result<Outcome, HostError> {
         match request {
-            Request::Ping => now(json!({"schemaVersion": 1, "pid": std::process::id()})),
-            Request::Start(launch) => {
-                if !(1..=500).contains(&launch.width) || !(1..=500).contains(&launch.height) {
-                    return Err(HostError::new(
-                        ErrorCode::InvalidRequest,
-                        "width and height must be 1–500",
-                    ));
-                }
-                if launch.argv.is_empty() {
-                    return Err(HostError::new(
-                        ErrorCode::InvalidRequest,
-                        "no command given",
-                    ));
-                }
-                let spec = launch.spawn_spec();
-                let journals = paths::runtime_dir().join("journals");
-                let journal_dir = paths::ensure_private_dir(&journals).ok();
-                let session = Session::start(&spec, journal_dir.as_deref())?;
-                let reply = json!({
-                    "schemaVersion": 1,
-                    "sessionId": session.id,
-                    "state": "running",
-                    "processId": session.pid,
-                    "width": launch.width,
-                    "height": launch.height,
-                });
-                let session = Arc::new(session);
-                self.sessions.insert(session.id.clone(), session);
-                self.idle_since = None;
-                now(reply)
-            }
-            Request::List { all } => {
-                let mut rows: Vec<(SystemTime, Value)> = Vec::new();
-                for s in self.sessions.values() {
-                    let g = s.lock();
-                    if !all && g.state != State::Running {
-                        continue;
-                    }
-                    let mut v = json!({
-                        "sessionId": s.id,
-                        "state": g.state.as_str(),
-                        "processId": s.pid,
-                        "exitCode": g.exit.as_ref().map(|e| e.code),
-                        "width": g.emulator.cols(),
-                        "height": g.emulator.rows(),
-                        "updatedAt": timestamp(g.updated_at),
-                    });
-                    if let Some(t) = g.expires_at {
-                        v["expiresAt"] = json!(timestamp(t));
-                    }
-                    rows.push((g.updated_at, v));
-                }
-                rows.sort_by(|a, b| {
-                    a.0.cmp(&b.0)
-                        .then_with(|| a.1["sessionId"].as_str().cmp(&b.1["sessionId"].as_str()))
-                });
-                now(
-                    json!({"schemaVersion": 1, "sessions": rows.into_iter().map(|r| r.1).collect::<Vec<_>>()}),
-                )
-            }
-            Request::Read { id, structured } => {
-                let s = self.session(&id)?;
-                s.record(Entry::Read);
-                Ok(Outcome::Later(Box::new(move || {
-                    // Snapshot under the lock; serialise (possibly megabytes) after it.
-                    let (state, exit, version, screen, history) = {
-                        let g = s.lock();
-                        (
-                            g.state,
-                            g.exit.clone(),
-                            g.version,
-                            g.emulator.snapshot(),
-                            g.emulator.history_size(),
-                        )
-                    };
-                    Ok(json!({
-                        "schemaVersion": 1,
-                        "sessionId": s.id,
-                        "state": state.as_str(),
-                        "processId": s.pid,
-                        "exitCode": exit.as_ref().map(|e| e.code),
-                        "version": version,
-                        "screen": screen_json(&screen, history, structured),
-                    }))
-                })))
-            }
+            Request::Ping => Outcome::now(&reply::Pong {
+                schema_version: SCHEMA,
+                pid: std::process::id(),
+            }),
+            Request::Start(launch) => self.start(launch),
+            Request::List { all } => self.list(all),
+            Request::Read { id, structured } => self.read(&id, structured),
             Request::WaitStart {
                 id,
                 condition,
                 timeout_ms,
-            } => {
-                let s = self.session(&id)?;
-                Ok(Outcome::Later(Box::new(move || {
-                    let waiter = s.add_waiter(condition.clone(), timeout_ms)?;
-                    let mut reply = poll(&s, waiter, &condition, Duration::ZERO)?;
-                    reply["waiter"] = json!(waiter);
-                    Ok(reply)
-                })))
-            }
-            Request::WaitPoll { id, waiter } => {
-                let s = self.session(&id)?;
-                // Everything that takes the session's lock happens off the worker.
-                Ok(Outcome::Later(Box::new(move || {
-                    let condition = s.lock().condition_of(waiter).ok_or_else(|| {
-                        HostError::new(
-                            ErrorCode::InvalidRequest,
-                            format!("no waiter {waiter} on {id}"),
-                        )
-                    })?;
-                    poll(&s, waiter, &condition, POLL_BUDGET)
-                })))
-            }
-            Request::WaitEnd { id, waiter } => {
-                // The client gave up (timeout, Ctrl+C): journal the wait, and reply with the
-                // screen as it is now, for the client's final reply.
-                let s = self.session(&id)?;
-                Ok(Outcome::Later(Box::new(move || {
-                    let condition = s.lock().condition_of(waiter);
-                    s.finish_waiter(waiter);
-                    match condition {
-                        Some(c) => wait_reply(&s, &c, "pending", true),
-                        None => Ok(json!({"schemaVersion": 1, "sessionId": s.id})),
-                    }
-                })))
-            }
-            Request::Send { id, inputs } => {
-                let steps = keys::validate(&inputs).map_err(|e| {
-                    let code = if e.code() == "unsupported_key" {
-                        ErrorCode::UnsupportedKey
-                    } else {
-                        ErrorCode::InvalidRequest
-                    };
-                    HostError::new(code, e.to_string())
-                })?;
-                let s = self.session(&id)?;
-                let paste = steps.iter().any(|st| matches!(st, keys::Step::Paste(_)));
-                // The version before any of this input can have an effect, so that
-                // `wait --since <version>` sees even the fastest echo.
-                let (bracketed, version) = {
-                    let g = s.lock();
-                    (g.emulator.modes().bracketed_paste, g.version)
-                };
-                s.send(steps)?;
-                s.record(Entry::Send { inputs });
-                let g = s.lock();
-                let mut reply = json!({
-                    "schemaVersion": 1,
-                    "sessionId": s.id,
-                    "state": g.state.as_str(),
-                    "exitCode": g.exit.as_ref().map(|e| e.code),
-                    "version": version,
-                });
-                if paste {
-                    reply["bracketedPaste"] = json!(bracketed);
-                }
-                now(reply)
-            }
-            Request::Resize { id, width, height } => {
-                if !(1..=500).contains(&width) || !(1..=500).contains(&height) {
-                    return Err(HostError::new(
-                        ErrorCode::InvalidRequest,
-                        "width and height must be 1–500",
-                    ));
-                }
-                let s = self.session(&id)?;
-                let version = s.resize(width, height)?;
-                s.record(Entry::Resize { width, height });
-                let g = s.lock();
-                now(json!({
-                    "schemaVersion": 1,
-                    "sessionId": s.id,
-                    "state": g.state.as_str(),
-                    "exitCode": g.exit.as_ref().map(|e| e.code),
-                    "version": version,
-                    "width": width,
-                    "height": height,
-                }))
-            }
-            Request::Stop { id } => {
-                let s = self.session(&id)?;
-                // Deleted now: later requests no longer find it while its processes end.
-                self.sessions.remove(&id);
-                self.sweep();
-                Ok(Outcome::Later(Box::new(move || {
-                    s.begin_kill();
-                    Ok(stop_reply(&s, Instant::now() + STOP_GRACE))
-                })))
-            }
-            Request::StopAll => {
-                let mut all: Vec<Arc<Session>> = self.sessions.drain().map(|(_, s)| s).collect();
-                all.sort_by(|a, b| a.id.cmp(&b.id));
-                self.sweep();
-                Ok(Outcome::Later(Box::new(move || {
-                    // All at once, with one shared grace period.
-                    let exits = Session::kill_many(&all, STOP_GRACE);
-                    let stopped: Vec<&str> = all
-                        .iter()
-                        .zip(exits)
-                        .map(|(s, exit)| {
-                            finish_stop(s, exit);
-                            s.id.as_str()
-                        })
-                        .collect();
-                    let reply = json!({"schemaVersion": 1, "stopped": stopped, "failed": []});
-                    // Their screens and scrollback go back to the system now, not at exit.
-                    drop(all);
-                    super::io::trim_heap();
-                    Ok(reply)
-                })))
-            }
-            Request::Snapshot { id } => {
-                let s = self.session(&id)?;
-                Ok(Outcome::Later(Box::new(move || {
-                    s.settle(CAPTURE_QUIET, CAPTURE_SETTLE_MAX);
-                    let (state, version, screen) = {
-                        let g = s.lock();
-                        (g.state, g.version, g.emulator.snapshot())
-                    };
-                    Ok(json!({
-                        "schemaVersion": 1,
-                        "sessionId": s.id,
-                        "state": state.as_str(),
-                        "version": version,
-                        "screen": screen,
-                    }))
-                })))
-            }
-            Request::Record { id, entry } => {
-                let s = self.session(&id)?;
-                if !matches!(*entry, Entry::Capture { .. } | Entry::Inspect) {
-                    return Err(HostError::new(
-                        ErrorCode::InvalidRequest,
-                        "only captures and inspections are recorded by clients",
-                    ));
-                }
-                s.record(*entry);
-                now(json!({"schemaVersion": 1, "sessionId": s.id}))
-            }
-            Request::Journal { id } => {
-                let s = self.session(&id)?;
-                now(json!({"schemaVersion": 1, "sessionId": s.id, "entries": s.journal()}))
-            }
-            Request::Termio(r) => Ok(Outcome::Later(super::termio::handle(
-                &mut self.sessions,
-                &self.hub,
-                r,
+            } => self.wait_start(&id, condition, timeout_ms),
+            Request::WaitPoll { id, waiter } => self.wait_poll(&id, waiter),
+            Request::WaitEnd { id, waiter } => self.wait_end(&id, waiter),
+            Request::Send { id, inputs } => self.send(&id, inputs),
+            Request::Resize { id, width, height } => self.resize(&id, width, height),
+            Request::Stop { id } => self.stop(&id),
+            Request::StopAll => self.stop_all(),
+            Request::Snapshot { id } => self.snapshot(&id),
+            Request::Record { id, entry } => self.record(&id, *entry),
+            Request::Journal { id } => self.journal(&id),
+            Request::Termio(r) => Ok(Outcome::Later(Box::new(
+                super::termio::handle(&mut self.sessions, &self.hub, r).then_to_line(),
             ))),
             Request::Subscribe => {
                 let subscription = self.hub.subscribe();
@@ -501,38 +445,413 @@ impl Host {
             }
         }
     }
+
+    /// `start`: spawns the program in a PTY.
+    ///
+    /// Errors: `invalid_request` for a size outside 1–500 or no command;
+    /// `session_not_started` when the program cannot be started.
+    fn start(&mut self, launch: Launch) -> Result<Outcome, HostError> {
+        check_size(launch.width, launch.height)?;
+        if launch.argv.is_empty() {
+            return Err(HostError::new(
+                ErrorCode::InvalidRequest,
+                "no command given",
+            ));
+        }
+        let spec = launch.spawn_spec();
+        let journals = self.runtime.join("journals");
+        let journal_dir = paths::ensure_private_dir(&journals).ok();
+        let session = Arc::new(Session::start(&spec, journal_dir.as_deref())?);
+        let reply = Outcome::now(&reply::Started {
+            schema_version: SCHEMA,
+            session_id: &session.id,
+            state: State::Running,
+            process_id: session.pid,
+            width: launch.width,
+            height: launch.height,
+        });
+        self.sessions.insert(session.id.clone(), session);
+        self.idle_since = None;
+        reply
+    }
+
+    /// `list [--all]`: live sessions (with `all`, retained and lost ones too), oldest change
+    /// first.
+    fn list(&self, all: bool) -> Result<Outcome, HostError> {
+        let mut rows: Vec<(SystemTime, reply::ListEntry)> = Vec::new();
+        for s in self.sessions.values() {
+            let g = s.lock();
+            if !all && g.state != State::Running {
+                continue;
+            }
+            rows.push((
+                g.updated_at,
+                reply::ListEntry {
+                    session_id: s.id.clone(),
+                    state: g.state,
+                    process_id: s.pid,
+                    exit_code: g.exit.as_ref().map(|e| e.code),
+                    width: g.emulator.cols(),
+                    height: g.emulator.rows(),
+                    updated_at: timestamp(g.updated_at),
+                    expires_at: g.expires_at.map(timestamp),
+                },
+            ));
+        }
+        if all {
+            for l in self.lost.values() {
+                let r = &l.record;
+                rows.push((
+                    l.lost_at(),
+                    reply::ListEntry {
+                        session_id: r.session_id.clone(),
+                        state: State::Unavailable,
+                        process_id: r.process_id,
+                        exit_code: None,
+                        width: r.width.into(),
+                        height: r.height.into(),
+                        updated_at: timestamp(l.lost_at()),
+                        expires_at: Some(timestamp(l.expires_at())),
+                    },
+                ));
+            }
+        }
+        rows.sort_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| a.1.session_id.cmp(&b.1.session_id))
+        });
+        Outcome::now(&reply::Listed {
+            schema_version: SCHEMA,
+            sessions: rows.into_iter().map(|r| r.1).collect(),
+        })
+    }
+
+    /// `read [--structured]`: the screen, serialised off the worker.
+    fn read(&self, id: &str, structured: bool) -> Result<Outcome, HostError> {
+        let s = self.session(id)?;
+        s.record(Entry::Read);
+        later_line(move || {
+            // Snapshot under the lock; serialise (possibly megabytes) after it.
+            let (state, exit, version, screen, history) = {
+                let g = s.lock();
+                let screen = g.emulator.snapshot();
+                (
+                    g.state,
+                    g.exit.clone(),
+                    g.version,
+                    screen,
+                    g.emulator.history_size(),
+                )
+            };
+            Ok(reply::to_line(&reply::Read {
+                schema_version: SCHEMA,
+                session_id: &s.id,
+                state,
+                process_id: s.pid,
+                exit_code: exit.as_ref().map(|e| e.code),
+                version,
+                screen: ScreenDoc::of(&screen, history, structured),
+            }))
+        })
+    }
+
+    /// `wait` (first call): registers a waiter and polls it once.
+    fn wait_start(
+        &self,
+        id: &str,
+        condition: Condition,
+        timeout_ms: Option<u64>,
+    ) -> Result<Outcome, HostError> {
+        let s = self.session(id)?;
+        later_line(move || {
+            let waiter = s.add_waiter(condition.clone(), timeout_ms)?;
+            poll(&s, waiter, &condition, Duration::ZERO, Some(waiter))
+        })
+    }
+
+    /// `wait` (later calls): one poll of at most [`POLL_BUDGET`].
+    fn wait_poll(&self, id: &str, waiter: u64) -> Result<Outcome, HostError> {
+        let s = self.session(id)?;
+        let id = id.to_string();
+        // Everything that takes the session's lock happens off the worker.
+        later_line(move || {
+            let condition = s.lock().condition_of(waiter).ok_or_else(|| {
+                HostError::new(
+                    ErrorCode::InvalidRequest,
+                    format!("no waiter {waiter} on {id}"),
+                )
+            })?;
+            poll(&s, waiter, &condition, POLL_BUDGET, None)
+        })
+    }
+
+    /// The client gave up a wait (timeout, Ctrl+C): journal it, and reply with the screen as
+    /// it is now, for the client's final reply.
+    fn wait_end(&self, id: &str, waiter: u64) -> Result<Outcome, HostError> {
+        let s = self.session(id)?;
+        later_line(move || {
+            let condition = s.lock().condition_of(waiter);
+            s.finish_waiter(waiter);
+            match condition {
+                Some(c) => Ok(wait_reply(&s, &c, "pending", true, None)),
+                None => Ok(reply::to_line(&reply::Ack {
+                    schema_version: SCHEMA,
+                    session_id: &s.id,
+                })),
+            }
+        })
+    }
+
+    /// `send`: validates every step first, then queues them as one action.
+    ///
+    /// Errors: `unsupported_key`, `invalid_request` for bad steps; the session's (see
+    /// [`Session::send`]).
+    fn send(&self, id: &str, inputs: Vec<keys::Input>) -> Result<Outcome, HostError> {
+        let steps = keys::validate(&inputs).map_err(|e| {
+            let code = if e.code() == "unsupported_key" {
+                ErrorCode::UnsupportedKey
+            } else {
+                ErrorCode::InvalidRequest
+            };
+            HostError::new(code, e.to_string())
+        })?;
+        let s = self.session(id)?;
+        let paste = steps.iter().any(|st| matches!(st, keys::Step::Paste(_)));
+        // The version before any of this input can have an effect, so that
+        // `wait --since <version>` sees even the fastest echo.
+        let (bracketed, version) = {
+            let g = s.lock();
+            (g.emulator.modes().bracketed_paste, g.version)
+        };
+        s.send(steps)?;
+        s.record(Entry::Send { inputs });
+        let g = s.lock();
+        Outcome::now(&reply::Sent {
+            schema_version: SCHEMA,
+            session_id: &s.id,
+            state: g.state,
+            exit_code: g.exit.as_ref().map(|e| e.code),
+            version,
+            bracketed_paste: paste.then_some(bracketed),
+        })
+    }
+
+    /// `resize`: grid, then PTY (SIGWINCH); the crash-recovery record follows.
+    ///
+    /// Errors: `invalid_request` for a size outside 1–500; the session's (see
+    /// [`Session::resize`]).
+    fn resize(&mut self, id: &str, width: u16, height: u16) -> Result<Outcome, HostError> {
+        check_size(width, height)?;
+        let s = self.session(id)?;
+        let version = s.resize(width, height)?;
+        s.record(Entry::Resize { width, height });
+        let _ = self.ledger.resize(&record_of(&s, width, height));
+        let g = s.lock();
+        Outcome::now(&reply::Resized {
+            schema_version: SCHEMA,
+            session_id: &s.id,
+            state: g.state,
+            exit_code: g.exit.as_ref().map(|e| e.code),
+            version,
+            width,
+            height,
+        })
+    }
+
+    /// `stop <id>`: deleted from the registry now (later requests no longer find it), its
+    /// processes ended off the worker. A lost session is deleted with its record and journal.
+    fn stop(&mut self, id: &str) -> Result<Outcome, HostError> {
+        if let Some(lost) = self.lost.remove(id) {
+            recovery::forget(&self.runtime, id);
+            return Outcome::now(&lost_stopped(&lost));
+        }
+        let s = self.session(id)?;
+        self.sessions.remove(id);
+        let record = self.ledger.release(id);
+        later_line(move || {
+            s.begin_kill();
+            let reply = stop_reply(&s, Instant::now() + STOP_GRACE);
+            drop(record);
+            Ok(reply)
+        })
+    }
+
+    /// `stop --all`: every session at once with one shared grace period; lost sessions are
+    /// deleted too.
+    fn stop_all(&mut self) -> Result<Outcome, HostError> {
+        let mut all: Vec<Arc<Session>> = self.sessions.drain().map(|(_, s)| s).collect();
+        let records: Vec<recovery::Release> =
+            all.iter().map(|s| self.ledger.release(&s.id)).collect();
+        let mut lost: Vec<String> = self.lost.drain().map(|(id, _)| id).collect();
+        for id in &lost {
+            recovery::forget(&self.runtime, id);
+        }
+        later_line(move || {
+            let exits = Session::kill_many(&all, STOP_GRACE);
+            for (s, exit) in all.iter().zip(exits) {
+                finish_stop(s, exit);
+            }
+            drop(records);
+            let mut stopped: Vec<String> = all.iter().map(|s| s.id.clone()).collect();
+            stopped.append(&mut lost);
+            stopped.sort();
+            // Their screens and scrollback go back to the system now, not at exit.
+            all.clear();
+            super::io::trim_heap();
+            Ok(reply::to_line(&reply::StoppedAll {
+                schema_version: SCHEMA,
+                stopped: stopped.iter().map(String::as_str).collect(),
+                failed: Vec::new(),
+            }))
+        })
+    }
+
+    /// `snapshot`: the whole screen once it has settled, for rendering by the client.
+    fn snapshot(&self, id: &str) -> Result<Outcome, HostError> {
+        let s = self.session(id)?;
+        later_line(move || {
+            s.settle(CAPTURE_QUIET, CAPTURE_SETTLE_MAX);
+            let (state, version, screen) = {
+                let g = s.lock();
+                (g.state, g.version, g.emulator.snapshot())
+            };
+            Ok(reply::to_line(&reply::Snapshot {
+                schema_version: SCHEMA,
+                session_id: &s.id,
+                state,
+                version,
+                screen: &screen,
+            }))
+        })
+    }
+
+    /// `record`: a client-side step (a capture written, an inspection) for the journal.
+    ///
+    /// Errors: `invalid_request` for any other entry.
+    fn record(&self, id: &str, entry: Entry) -> Result<Outcome, HostError> {
+        let s = self.session(id)?;
+        if !matches!(entry, Entry::Capture { .. } | Entry::Inspect) {
+            return Err(HostError::new(
+                ErrorCode::InvalidRequest,
+                "only captures and inspections are recorded by clients",
+            ));
+        }
+        s.record(entry);
+        Outcome::now(&reply::Ack {
+            schema_version: SCHEMA,
+            session_id: &s.id,
+        })
+    }
+
+    /// `journal` (for `session export`): from memory, or for a lost session from its file.
+    fn journal(&self, id: &str) -> Result<Outcome, HostError> {
+        if self.lost.contains_key(id) {
+            let entries = recovery::read_journal(&self.runtime, id)?;
+            return Outcome::now(&reply::JournalDoc {
+                schema_version: SCHEMA,
+                session_id: id,
+                entries: &entries,
+            });
+        }
+        let s = self.session(id)?;
+        Outcome::now(&reply::JournalDoc {
+            schema_version: SCHEMA,
+            session_id: &s.id,
+            entries: &s.journal(),
+        })
+    }
+}
+
+/// A reply line computed later, as an [`Outcome`].
+fn later_line(
+    work: impl FnOnce() -> Result<String, HostError> + Send + 'static,
+) -> Result<Outcome, HostError> {
+    Ok(Outcome::Later(Box::new(work)))
+}
+
+/// Termio's deferred replies are documents; the wire wants their lines.
+trait ThenToLine {
+    fn then_to_line(self) -> Later;
+}
+
+impl ThenToLine for super::termio::Deferred {
+    fn then_to_line(self) -> Later {
+        Box::new(move || self().map(|v| v.to_string()))
+    }
+}
+
+/// Errors: `invalid_request` unless both are 1–500 (contract: `--width`/`--height` 1–500).
+fn check_size(width: u16, height: u16) -> Result<(), HostError> {
+    if (1..=500).contains(&width) && (1..=500).contains(&height) {
+        Ok(())
+    } else {
+        Err(HostError::new(
+            ErrorCode::InvalidRequest,
+            "width and height must be 1–500",
+        ))
+    }
+}
+
+/// A session's crash-recovery record at size `width`×`height`.
+fn record_of(s: &Session, width: u16, height: u16) -> Record {
+    Record {
+        session_id: s.id.clone(),
+        process_id: s.pid,
+        start_ticks: recovery::start_ticks(s.pid),
+        host_pid: std::process::id(),
+        argv: s.launch.argv.clone(),
+        cwd: s.launch.cwd.clone(),
+        width,
+        height,
+        started_at_ms: recovery::to_ms(s.started_at),
+        lost_at_ms: None,
+        expires_at_ms: None,
+    }
+}
+
+/// The `stop` reply of a lost session (its processes were ended when it was found lost).
+fn lost_stopped(lost: &Lost) -> reply::Stopped<'_> {
+    reply::Stopped {
+        schema_version: SCHEMA,
+        session_id: &lost.record.session_id,
+        state: State::Stopped,
+        exit_code: None,
+        signal: None,
+    }
 }
 
 /// Ends a session's processes (already signalled by [`Session::begin_kill`]) by `deadline`,
-/// deletes its data; the reply states how the program ended. Also after the program exited:
-/// background children may still hold the terminal.
-pub(super) fn stop_reply(session: &Session, deadline: Instant) -> Value {
+/// deletes its data; returns the `stop` reply line, which states how the program ended. Also
+/// after the program exited: background children may still hold the terminal.
+pub fn stop_reply(session: &Session, deadline: Instant) -> String {
     let exit = session.finish_kill(deadline);
     finish_stop(session, exit)
 }
 
-/// Marks a session whose processes have ended stopped and deletes its data; the `stop` reply
-/// states how the program ended.
-fn finish_stop(session: &Session, exit: Option<crate::pty::Exit>) -> Value {
+/// Marks a session whose processes have ended stopped and deletes its data; returns the `stop`
+/// reply line.
+fn finish_stop(session: &Session, exit: Option<crate::pty::Exit>) -> String {
     session.mark_stopped();
     session.remove_journal();
-    json!({
-        "schemaVersion": 1,
-        "sessionId": session.id,
-        "state": "stopped",
-        "exitCode": exit.as_ref().map(|e| e.code),
-        "signal": exit.as_ref().and_then(|e| e.signal.clone()),
+    reply::to_line(&reply::Stopped {
+        schema_version: SCHEMA,
+        session_id: &session.id,
+        state: State::Stopped,
+        exit_code: exit.as_ref().map(|e| e.code),
+        signal: exit.as_ref().and_then(|e| e.signal.clone()),
     })
 }
 
-/// One wait poll (at most `budget`): the contract's `wait` reply, with `result` "pending"
-/// while undecided. Pending replies leave out the screen (the client only shows the last one).
+/// One wait poll (at most `budget`): the contract's `wait` reply line, with `result`
+/// "pending" while undecided. Pending replies leave out the screen (the client only shows the
+/// last one); the first poll names its `waiter`.
 fn poll(
     s: &Session,
     waiter: u64,
-    condition: &super::protocol::Condition,
+    condition: &Condition,
     budget: Duration,
-) -> Result<Value, HostError> {
+    first: Option<u64>,
+) -> Result<String, HostError> {
     let outcome = s.poll_waiter(waiter, budget)?;
     if outcome != Poll::Pending {
         // Decided: journal it; the waiter must not cost anything any more.
@@ -543,16 +862,23 @@ fn poll(
         Poll::Pending => "pending",
         Poll::SessionEnded => "session-ended",
     };
-    wait_reply(s, condition, result, outcome != Poll::Pending)
+    Ok(wait_reply(
+        s,
+        condition,
+        result,
+        outcome != Poll::Pending,
+        first,
+    ))
 }
 
-/// The contract's `wait` reply for `result`, with the current screen when `with_screen`.
+/// The contract's `wait` reply line for `result`, with the current screen when `with_screen`.
 fn wait_reply(
     s: &Session,
-    condition: &super::protocol::Condition,
-    result: &str,
+    condition: &Condition,
+    result: &'static str,
     with_screen: bool,
-) -> Result<Value, HostError> {
+    waiter: Option<u64>,
+) -> String {
     let (state, exit, version, screen, history) = {
         let g = s.lock();
         let screen = with_screen.then(|| g.emulator.snapshot());
@@ -565,24 +891,28 @@ fn wait_reply(
         )
     };
     let matched = result == "matched";
-    let mut reply = json!({
-        "schemaVersion": 1,
-        "status": if matched || result == "pending" { "completed" } else { "error" },
-        "sessionId": s.id,
-        "state": state.as_str(),
-        "processId": s.pid,
-        "exitCode": exit.as_ref().map(|e| e.code),
-        "version": version,
-        "result": result,
-        "until": condition.until.as_str(),
-        "text": condition.text,
-        "matched": matched,
-        "timedOut": false,
-    });
-    if let Some(screen) = screen {
-        reply["screen"] = screen_json(&screen, history, false);
-    }
-    Ok(reply)
+    reply::to_line(&reply::Waited {
+        schema_version: SCHEMA,
+        status: if matched || result == "pending" {
+            "completed"
+        } else {
+            "error"
+        },
+        session_id: &s.id,
+        state,
+        process_id: s.pid,
+        exit_code: exit.as_ref().map(|e| e.code),
+        version,
+        result,
+        until: condition.until.as_str(),
+        text: &condition.text,
+        matched,
+        timed_out: false,
+        screen: screen
+            .as_ref()
+            .map(|screen| ScreenDoc::of(screen, history, false)),
+        waiter,
+    })
 }
 
 fn check_peer(stream: &UnixStream) -> Result<(), HostError> {
@@ -642,81 +972,93 @@ pub fn timestamp(t: SystemTime) -> String {
     humantime::format_rfc3339_millis(t).to_string()
 }
 
-/// The contract's `screen` object for a viewport snapshot.
-pub fn screen_json(screen: &Screen, scrollback_rows: usize, structured: bool) -> Value {
-    let mut text = screen.text();
-    let truncated = text.chars().count() > MAX_TEXT_CHARS;
-    if truncated {
-        text = text.chars().take(MAX_TEXT_CHARS).collect();
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job() -> (Job, Receiver<Result<Outcome, HostError>>) {
+        let (tx, rx) = mpsc::channel();
+        (
+            Job {
+                request: Ok(Request::Ping),
+                reply: tx,
+            },
+            rx,
+        )
     }
-    let m = screen.modes;
-    let mut v = json!({
-        "width": screen.width,
-        "height": screen.height,
-        "text": text,
-        "truncated": truncated,
-        "cursorRow": screen.cursor.row,
-        "cursorColumn": screen.cursor.col,
-        "cursorVisible": screen.cursor.visible,
-        "isAlternateScreen": m.alternate_screen,
-        "scrollbackRows": scrollback_rows,
-        "scope": "viewport",
-        "title": screen.title,
-        "modes": {
-            "alternateScreen": m.alternate_screen,
-            "applicationCursor": m.application_cursor,
-            "applicationKeypad": m.application_keypad,
-            "bracketedPaste": m.bracketed_paste,
-            "mouseReporting": m.mouse_reporting,
-            "synchronizedOutput": m.synchronized_output,
-        },
-    });
-    if structured {
-        let cells: Vec<Value> = screen.rows.iter().flatten().map(cell_json).collect();
-        v["structured"] = json!({
-            "schemaVersion": 1,
-            "width": screen.width,
-            "height": screen.height,
-            "cursorRow": screen.cursor.row,
-            "cursorColumn": screen.cursor.col,
-            "cursorVisible": screen.cursor.visible,
-            "isAlternateScreen": m.alternate_screen,
-            "cells": cells,
+
+    fn is(job: Option<Job>, rx: &Receiver<Result<Outcome, HostError>>) -> bool {
+        let Some(job) = job else { return false };
+        let _ = job
+            .reply
+            .send(Err(HostError::new(ErrorCode::Cancelled, "")));
+        rx.try_recv().is_ok()
+    }
+
+    #[test]
+    fn requests_apply_in_acceptance_order_not_arrival_order() {
+        let t0 = Instant::now();
+        let mut o = Order::default();
+        for seq in 0..3 {
+            o.take(Msg::Accepted {
+                seq,
+                deadline: t0 + READ_DEADLINE,
+            });
+        }
+        let (j2, r2) = job();
+        let (j1, r1) = job();
+        let (j0, r0) = job();
+        o.take(Msg::Job { seq: 2, job: j2 });
+        o.take(Msg::Job { seq: 1, job: j1 });
+        assert!(o.next(t0).is_none(), "connection 0 comes first");
+        o.take(Msg::Job { seq: 0, job: j0 });
+        assert!(is(o.next(t0), &r0));
+        assert!(is(o.next(t0), &r1));
+        assert!(is(o.next(t0), &r2));
+        assert!(o.next(t0).is_none());
+    }
+
+    #[test]
+    fn a_connection_past_its_read_deadline_holds_no_one_back() {
+        let t0 = Instant::now();
+        let mut o = Order::default();
+        o.take(Msg::Accepted {
+            seq: 0,
+            deadline: t0 + READ_DEADLINE,
         });
+        o.take(Msg::Accepted {
+            seq: 1,
+            deadline: t0 + READ_DEADLINE,
+        });
+        let (j1, r1) = job();
+        o.take(Msg::Job { seq: 1, job: j1 });
+        assert!(o.next(t0).is_none());
+        assert_eq!(
+            o.wait_at_most(t0, SWEEP_EVERY),
+            SWEEP_EVERY.min(READ_DEADLINE)
+        );
+        assert!(is(o.next(t0 + READ_DEADLINE), &r1), "0 gave up on");
+        // Its request, arriving late after all, is still applied.
+        let (j0, r0) = job();
+        o.take(Msg::Job { seq: 0, job: j0 });
+        assert!(is(o.next(t0 + READ_DEADLINE), &r0));
     }
-    v
-}
 
-/// A colour in structured cells: `null` (default), `"palette:N"` (0–255) or `"#rrggbb"`.
-fn color_json(c: Color) -> Value {
-    match c {
-        Color::Default => Value::Null,
-        Color::Named(i) | Color::Indexed(i) => json!(format!("palette:{i}")),
-        Color::Rgb(rgb) => json!(rgb.to_hex()),
+    #[test]
+    fn a_connection_that_never_started_is_not_waited_for() {
+        let t0 = Instant::now();
+        let mut o = Order::default();
+        o.take(Msg::Accepted {
+            seq: 0,
+            deadline: t0 + READ_DEADLINE,
+        });
+        o.take(Msg::Gone(0));
+        let (j1, r1) = job();
+        o.take(Msg::Accepted {
+            seq: 1,
+            deadline: t0 + READ_DEADLINE,
+        });
+        o.take(Msg::Job { seq: 1, job: j1 });
+        assert!(is(o.next(t0), &r1));
     }
-}
-
-fn cell_json(c: &Cell) -> Value {
-    json!({
-        "text": c.text,
-        "foreground": color_json(c.fg),
-        "background": color_json(c.bg),
-        "underlineColor": c.underline_color.map(color_json).unwrap_or(Value::Null),
-        "hyperlink": c.link.as_ref().map(|l| l.uri.clone()),
-        "bold": c.bold,
-        "italic": c.italic,
-        "underline": c.underline != Underline::None,
-        "underlineStyle": match c.underline {
-            Underline::None => Value::Null,
-            u => json!(format!("{u:?}").to_lowercase()),
-        },
-        "reversed": c.inverse,
-        "faint": c.dim,
-        "hidden": c.hidden,
-        "strikethrough": c.strikethrough,
-        "overline": false,
-        "blink": false,
-        "isWide": c.width == 2,
-        "isWideContinuation": c.width == 0,
-    })
 }

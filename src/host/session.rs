@@ -41,7 +41,8 @@ pub const CAPTURE_QUIET: Duration = Duration::from_millis(100);
 pub const CAPTURE_SETTLE_MAX: Duration = Duration::from_secs(2);
 
 /// Lifecycle states (contract: `starting`, `running`, `exited`, `stopped`, `unavailable`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum State {
     Running,
     Exited,
@@ -353,6 +354,11 @@ impl Core {
 pub struct Session {
     pub id: String,
     pub pid: u32,
+    /// How the program was started (argv, cwd, size at the start); also the journal's first
+    /// entry and the crash-recovery record's source.
+    pub launch: super::protocol::Launch,
+    /// When the session started.
+    pub started_at: SystemTime,
     core: Arc<Core>,
     journal: Mutex<Journal>,
     master: Mutex<Box<dyn MasterPty + Send>>,
@@ -441,11 +447,14 @@ impl Session {
             input: Mutex::new(Pending::default()),
         });
         io.add(core.clone(), child, pid).map_err(io_err)?;
+        let launch = super::protocol::Launch::of(spec);
         let mut journal = Journal::new(journal_dir.map(|d| d.join(format!("{id}.jsonl"))));
-        journal.record(Entry::Launch(super::protocol::Launch::of(spec)));
+        journal.record(Entry::Launch(launch.clone()));
         Ok(Session {
             id,
             pid,
+            launch,
+            started_at: SystemTime::now(),
             core,
             journal: Mutex::new(journal),
             _writer: Mutex::new(writer),

@@ -2,6 +2,7 @@
 //! it wrote, rasterise it with resvg (bundled fonts plus the system's fallback fonts).
 #![allow(dead_code)]
 
+pub mod session;
 pub mod termio;
 
 use std::path::{Path, PathBuf};
