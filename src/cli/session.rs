@@ -180,6 +180,24 @@ fn emit(result: Result<Value, HostError>) -> i32 {
     }
 }
 
+/// Prints a reply line as the host wrote it (see [`client::request_line`]) and returns the
+/// exit code: 0, or 1 for an error.
+fn emit_line(result: Result<String, HostError>) -> i32 {
+    match result {
+        Ok(mut line) => {
+            line.push('\n');
+            match super::print_stdout(&line) {
+                Ok(()) => 0,
+                Err(e) => {
+                    super::print_error("console2svg", &e.message);
+                    1
+                }
+            }
+        }
+        Err(e) => emit(Err(e)),
+    }
+}
+
 /// Runs a `session` subcommand; `matches` are the `send` matches (for argument order).
 pub fn run(
     command: SessionCommand,
@@ -217,7 +235,7 @@ pub fn run(
         }
         SessionCommand::List { all } => emit(client::request(&Request::List { all })),
         SessionCommand::Read { id, structured } => {
-            emit(client::request(&Request::Read { id, structured }))
+            emit_line(client::request_line(&Request::Read { id, structured }))
         }
         SessionCommand::Wait(a) => wait(a),
         SessionCommand::Send(a) => {

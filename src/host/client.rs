@@ -121,11 +121,56 @@ fn request_inner(
     honor_interrupt: bool,
     timeout: Duration,
 ) -> Result<Value, HostError> {
+    let reply = reply_line(request, honor_interrupt, timeout)?;
+    let value: Value = serde_json::from_slice(&reply).map_err(unreadable)?;
+    if value["status"] == "error" && value.get("result").is_none() {
+        let code = serde_json::from_value::<ErrorCode>(value["error"]["code"].clone())
+            .unwrap_or(ErrorCode::SessionError);
+        let message = value["error"]["message"].as_str().unwrap_or("").to_string();
+        return Err(HostError::new(code, message));
+    }
+    Ok(value)
+}
+
+/// The start of every error envelope the host writes ([`HostError::envelope`]); no other reply
+/// starts this way (a failed `wait` has `"sessionId"` after its status).
+pub const ENVELOPE_PREFIX: &str = r#"{"schemaVersion":1,"status":"error","error":"#;
+
+/// Sends `request` and returns the host's reply line as it came, without parsing it (an error
+/// envelope becomes `Err`): the lean path for replies the CLI prints unchanged, so a
+/// 500×500 `read --structured` (about 75 MB of JSON) is never turned into a value tree.
+///
+/// Errors: as [`request`].
+pub fn request_line(request: &Request) -> Result<String, HostError> {
+    let reply = reply_line(request, true, REPLY_TIMEOUT)?;
+    if reply.starts_with(ENVELOPE_PREFIX.as_bytes()) {
+        let value: Value = serde_json::from_slice(&reply).map_err(unreadable)?;
+        let code = serde_json::from_value::<ErrorCode>(value["error"]["code"].clone())
+            .unwrap_or(ErrorCode::SessionError);
+        let message = value["error"]["message"].as_str().unwrap_or("").to_string();
+        return Err(HostError::new(code, message));
+    }
+    String::from_utf8(reply).map_err(|e| unreadable(e.to_string()))
+}
+
+fn unreadable(e: impl std::fmt::Display) -> HostError {
+    HostError::new(
+        ErrorCode::HostUnavailable,
+        format!("unreadable reply from the host: {e}"),
+    )
+}
+
+/// Sends `request` and reads one reply line (without its newline) within `timeout`.
+fn reply_line(
+    request: &Request,
+    honor_interrupt: bool,
+    timeout: Duration,
+) -> Result<Vec<u8>, HostError> {
     let mut stream = send_request(request)?;
     let _ = stream.set_read_timeout(Some(Duration::from_millis(50)));
     let deadline = Instant::now() + timeout;
     let mut reply = Vec::new();
-    let mut buf = [0u8; 64 * 1024];
+    let mut buf = vec![0u8; 256 * 1024];
     loop {
         if honor_interrupt && interrupted() {
             return Err(cancelled());
@@ -135,6 +180,7 @@ fn request_inner(
             Ok(n) => {
                 reply.extend_from_slice(&buf[..n]);
                 if reply.ends_with(b"\n") {
+                    reply.pop();
                     break;
                 }
             }
@@ -168,19 +214,7 @@ fn request_inner(
             "the host closed the connection without a reply",
         ));
     }
-    let value: Value = serde_json::from_slice(&reply).map_err(|e| {
-        HostError::new(
-            ErrorCode::HostUnavailable,
-            format!("unreadable reply from the host: {e}"),
-        )
-    })?;
-    if value["status"] == "error" && value.get("result").is_none() {
-        let code = serde_json::from_value::<ErrorCode>(value["error"]["code"].clone())
-            .unwrap_or(ErrorCode::SessionError);
-        let message = value["error"]["message"].as_str().unwrap_or("").to_string();
-        return Err(HostError::new(code, message));
-    }
-    Ok(value)
+    Ok(reply)
 }
 
 /// An open stream from the host (`subscribe`, `attach`): one JSON value per line, for as long
@@ -281,5 +315,16 @@ impl Stream {
                 Err(_) => return Err(StreamEnd::Closed),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_error_envelope_starts_with_the_prefix_the_lean_path_looks_for() {
+        let e = HostError::new(ErrorCode::SessionNotFound, "no session s_x");
+        assert!(e.envelope().to_string().starts_with(ENVELOPE_PREFIX));
     }
 }

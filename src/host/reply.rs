@@ -7,7 +7,7 @@
 //! absent (`expiresAt`, `bracketedPaste`, a wait's `screen` and `waiter`), while values that
 //! may be unknown are `null` (`exitCode`, `title`).
 
-use serde::ser::{SerializeSeq, Serializer};
+use serde::ser::Serializer;
 use serde::Serialize;
 
 use super::session::State;
@@ -293,28 +293,60 @@ pub struct Structured<'a> {
     pub cells: Cells<'a>,
 }
 
-/// A screen's cells, row-major, serialised straight from the grid (no intermediate values:
-/// a 500×500 screen is 250 000 cells).
+/// A screen's cells, row-major. A 500×500 screen is 250 000 cells (about 75 MB of JSON), so
+/// they are written by hand into one buffer: each cell's text, then the rest of its document,
+/// which is serialised once per run of cells with the same style and copied for the others.
 #[derive(Debug)]
 pub struct Cells<'a>(&'a Screen);
 
 impl Serialize for Cells<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let cells = self.0.rows.iter().flatten();
-        let mut seq = s.serialize_seq(Some(self.0.rows.iter().map(Vec::len).sum()))?;
-        for c in cells {
-            seq.serialize_element(&CellDoc::of(c))?;
-        }
-        seq.end()
+        use serde::ser::Error;
+        let json = String::from_utf8(cells_json(self.0)).map_err(S::Error::custom)?;
+        let raw = serde_json::value::RawValue::from_string(json).map_err(S::Error::custom)?;
+        raw.serialize(s)
     }
 }
 
-/// One structured cell (contract field order). Colours are `null` (default), `"palette:N"`
-/// (0–255) or `"#rrggbb"`; `underlineStyle` is `null` or the style's lowercase name.
-#[derive(Debug, Serialize)]
+/// The `cells` array of `screen` as JSON bytes (the same bytes serde writes for a list of
+/// [`CellDoc`]s; `tests/wire.rs` holds them).
+fn cells_json(screen: &Screen) -> Vec<u8> {
+    let count: usize = screen.rows.iter().map(Vec::len).sum();
+    let mut out = Vec::with_capacity(count * 320 + 2);
+    out.push(b'[');
+    // The last style seen and its serialised tail (`,"foreground":…}`).
+    let mut last: Option<(CellTail, Vec<u8>)> = None;
+    for (i, c) in screen.rows.iter().flatten().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(br#"{"text":"#);
+        // Writing into a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut out, &c.text);
+        let tail = CellTail::of(c);
+        match &last {
+            Some((t, bytes)) if *t == tail => out.extend_from_slice(bytes),
+            _ => {
+                let mut bytes = serde_json::to_vec(&tail).unwrap_or_default();
+                // `{"foreground":…}` → `,"foreground":…}`
+                if let Some(first) = bytes.first_mut() {
+                    *first = b',';
+                }
+                out.extend_from_slice(&bytes);
+                last = Some((tail, bytes));
+            }
+        }
+    }
+    out.push(b']');
+    out
+}
+
+/// One structured cell but its text (contract field order). Colours are `null` (default),
+/// `"palette:N"` (0–255) or `"#rrggbb"`; `underlineStyle` is `null` or the style's lowercase
+/// name.
+#[derive(Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-struct CellDoc<'a> {
-    text: &'a str,
+struct CellTail<'a> {
     foreground: ColorDoc,
     background: ColorDoc,
     underline_color: ColorDoc,
@@ -333,10 +365,9 @@ struct CellDoc<'a> {
     is_wide_continuation: bool,
 }
 
-impl<'a> CellDoc<'a> {
-    fn of(c: &'a Cell) -> CellDoc<'a> {
-        CellDoc {
-            text: &c.text,
+impl<'a> CellTail<'a> {
+    fn of(c: &'a Cell) -> CellTail<'a> {
+        CellTail {
             foreground: ColorDoc(Some(c.fg)),
             background: ColorDoc(Some(c.bg)),
             underline_color: ColorDoc(c.underline_color),
@@ -372,7 +403,7 @@ fn underline_style(u: Underline) -> Option<&'static str> {
 
 /// A cell colour as the structured snapshot writes it (`None` and the default colour are
 /// `null`).
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 struct ColorDoc(Option<Color>);
 
 impl Serialize for ColorDoc {
