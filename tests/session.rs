@@ -1550,3 +1550,73 @@ fn input_a_program_never_reads_is_bounded() {
     assert_eq!(h.ok(&["read", &id])["state"], "running");
     h.ok(&["stop", &id]);
 }
+
+/// A 1777 directory like `/tmp` inside `h`'s scratch directory, and a victim's file outside it.
+fn sticky_dir_and_victim(h: &Host) -> (std::path::PathBuf, std::path::PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let shared = h.dir.path().join("shared");
+    std::fs::create_dir(&shared).unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let victim = h.dir.path().join("victim.txt");
+    std::fs::write(&victim, "precious").unwrap();
+    (shared, victim)
+}
+
+/// `session capture -o` and `session export -o` never write through a link planted in a
+/// sticky world-writable directory, nor through a link owned by another user: the JSON
+/// envelope says `permission_denied` and the link's target is untouched (issue: reliability,
+/// item 4; the rule is `output::write_atomic`'s).
+#[test]
+fn captures_and_exports_never_write_through_a_hostile_link() {
+    let h = Host::new();
+    let (shared, victim) = sticky_dir_and_victim(&h);
+    let id = h.start(&["--", "sh", "-c", "echo hi; sleep 30"]);
+    h.wait(&id, "hi");
+    for (name, args) in [
+        ("shot.svg", vec!["capture", &id, "-o"]),
+        ("scenario.yaml", vec!["export", &id, "-o"]),
+    ] {
+        let link = shared.join(name);
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        let mut args = args.clone();
+        let link_arg = link.to_str().unwrap();
+        args.push(link_arg);
+        let (v, code) = h.run(&args);
+        assert_eq!(
+            (code, v["status"].as_str(), v["error"]["code"].as_str()),
+            (1, Some("error"), Some("permission_denied")),
+            "{args:?}: {v}"
+        );
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("sticky world-writable"),
+            "{v}"
+        );
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    }
+    // Elsewhere, a link owned by another user is refused too (making one needs root).
+    if rustix_is_root() {
+        let link = h.dir.path().join("theirs.svg");
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        std::os::unix::fs::lchown(&link, Some(54321), Some(54321)).unwrap();
+        let (v, code) = h.run(&["capture", &id, "-o", link.to_str().unwrap()]);
+        assert_eq!(
+            (code, v["error"]["code"].as_str()),
+            (1, Some("permission_denied")),
+            "{v}"
+        );
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    } else {
+        eprintln!("skipped the other-user link: lchown to another uid needs root");
+    }
+    // A file of one's own there is written as usual.
+    h.ok(&[
+        "capture",
+        &id,
+        "-o",
+        shared.join("mine.svg").to_str().unwrap(),
+    ]);
+    h.ok(&["stop", &id]);
+}
