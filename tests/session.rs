@@ -1620,3 +1620,63 @@ fn captures_and_exports_never_write_through_a_hostile_link() {
     ]);
     h.ok(&["stop", &id]);
 }
+
+/// A host that is alive but never accepts, its backlog full, makes a client answer
+/// `host_unavailable` within the 5 s bound instead of hanging in `connect` (issue:
+/// reliability, item 5). The stalled "host" is a listening socket with a backlog of 0 at the
+/// runtime directory's `host.sock`, filled by connections nobody accepts.
+#[test]
+fn a_stalled_host_with_a_full_backlog_gives_host_unavailable_in_time() {
+    use rustix::net::{AddressFamily, SocketAddrUnix, SocketType};
+    use std::os::unix::fs::DirBuilderExt;
+    let h = Host::new();
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(h.rt())
+        .unwrap();
+    let addr = SocketAddrUnix::new(h.rt().join("host.sock")).unwrap();
+    let socket = || rustix::net::socket(AddressFamily::UNIX, SocketType::STREAM, None).unwrap();
+    let stalled = socket();
+    rustix::net::bind(&stalled, &addr).unwrap();
+    rustix::net::listen(&stalled, 0).unwrap();
+    let mut queued = Vec::new();
+    loop {
+        let fd = socket();
+        rustix::io::ioctl_fionbio(&fd, true).unwrap();
+        match rustix::net::connect(&fd, &addr) {
+            Ok(()) => queued.push(fd),
+            Err(rustix::io::Errno::AGAIN) => break,
+            Err(e) => panic!("filling the backlog: {e}"),
+        }
+        assert!(queued.len() < 1000, "the backlog never filled");
+    }
+    let started = Instant::now();
+    let out = h
+        .cmd()
+        .args(["session", "list"])
+        .timeout(Duration::from_secs(30))
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "no JSON after {took:?} (killed by the test's timeout?): {e}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    assert_eq!(
+        (out.status.code(), v["error"]["code"].as_str()),
+        (Some(1), Some("host_unavailable")),
+        "{v}"
+    );
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("busy or stalled"),
+        "{v}"
+    );
+    assert!(took < Duration::from_secs(20), "took {took:?}");
+    drop(queued);
+    drop(stalled);
+}
