@@ -609,3 +609,57 @@ fn status_reports_fonts_renderers_and_environment() {
         .success()
         .stdout(contains("cjk      中  → WenQuanYi"));
 }
+
+/// `capture -o` through a link planted in a sticky world-writable directory (or owned by
+/// another user) fails with a clear message and exit 1, and the link's target is untouched
+/// (issue: reliability, item 4).
+#[test]
+fn capture_never_writes_through_a_hostile_link() {
+    use predicates::prelude::PredicateBooleanExt;
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempdir();
+    let shared = dir.path().join("shared");
+    std::fs::create_dir(&shared).unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let victim = dir.path().join("victim.txt");
+    std::fs::write(&victim, "precious").unwrap();
+    let link = shared.join("out.svg");
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+    console2svg()
+        .args(["capture", "-o"])
+        .arg(&link)
+        .args(["--", "echo", "hi"])
+        .assert()
+        .code(1)
+        .stderr(contains("refusing to follow the symbolic link").and(contains("sticky")));
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+
+    let is_root = rustix::process::geteuid().is_root();
+    if is_root {
+        let theirs = dir.path().join("theirs.svg");
+        std::os::unix::fs::symlink(&victim, &theirs).unwrap();
+        std::os::unix::fs::lchown(&theirs, Some(54321), Some(54321)).unwrap();
+        console2svg()
+            .args(["capture", "-o"])
+            .arg(&theirs)
+            .args(["--", "echo", "hi"])
+            .assert()
+            .code(1)
+            .stderr(contains("owned by another user (uid 54321)"));
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    } else {
+        eprintln!("skipped the other-user link: lchown to another uid needs root");
+    }
+
+    // A device reached through system links is written to: `-o /dev/stdout` into a pipe.
+    let out = console2svg()
+        .args(["capture", "-o", "/dev/stdout", "--", "echo", "hi"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("<svg"));
+}

@@ -414,3 +414,76 @@ fn llm_skills_prints_the_session_skill() {
         assert!(text.contains(needle), "the skill lacks {needle:?}");
     }
 }
+
+/// Input typed at a hidden prompt (echo off in canonical mode: a password) is kept out of the
+/// session's journal and of the exported scenario, which names an environment variable instead;
+/// the replay types that variable's value, and fails naming it when it is not set (issue:
+/// reliability, item 9).
+#[test]
+fn a_secret_typed_at_a_hidden_prompt_is_exported_as_an_environment_variable() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = Sessions {
+        dir: common::tempdir(),
+    };
+    let script = r#"stty -echo; printf 'password: '; read -r pw; stty echo; echo; echo "got ${#pw}"; sleep 60"#;
+    let id = s.ok(&["start", "--", "sh", "-c", script])["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    s.ok(&["wait", &id, "--text", "password:", "--timeout", "10s"]);
+    s.ok(&["send", &id, "--text", "hunter2", "--keys", "Enter"]);
+    s.ok(&["wait", &id, "--text", "got 7", "--timeout", "10s"]);
+    // Typed with echo on, text stays as it was sent.
+    s.ok(&["send", &id, "--text", "visible"]);
+    let journal = s.rt().join("journals").join(format!("{id}.jsonl"));
+    let kept = std::fs::read_to_string(&journal).unwrap();
+    assert!(
+        !kept.contains("hunter2"),
+        "the journal keeps the secret: {kept}"
+    );
+    assert!(
+        kept.contains(r#"{"kind":"hidden-send","inputs":[{"secret":"text"},{"keys":"Enter"}]}"#),
+        "{kept}"
+    );
+    assert!(kept.contains(r#"{"text":"visible"}"#), "{kept}");
+    s.ok(&["export", &id, "-o", "login.yaml"]);
+    s.ok(&["stop", &id]);
+    let exported = s.dir.path().join("login.yaml");
+    let yaml = std::fs::read_to_string(&exported).unwrap();
+    assert!(!yaml.contains("hunter2"), "{yaml}");
+    assert!(yaml.contains("secret: CONSOLE2SVG_SECRET_1"), "{yaml}");
+    let mode = std::fs::metadata(&exported).unwrap().permissions().mode() & 0o777;
+    assert_eq!(
+        mode & 0o022,
+        0,
+        "written with the umask, never group/world-writable"
+    );
+
+    // The replay reads the secret from the environment.
+    let replay = common::tempdir();
+    let doc = replay.path().join("login.yaml");
+    // Only the password step matters here; the last send would only add its text.
+    std::fs::write(&doc, yaml.replace("- text: visible", "- keys: Enter")).unwrap();
+    let run = |secret: Option<&str>| {
+        let mut c = common::console2svg();
+        c.env("CONSOLE2SVG_RUNTIME_DIR", replay.path().join(".rt"))
+            .env_remove("CONSOLE2SVG_SECRET_1")
+            .current_dir(replay.path())
+            .args(["scenario", "run"])
+            .arg(&doc);
+        if let Some(v) = secret {
+            c.env("CONSOLE2SVG_SECRET_1", v);
+        }
+        let out = c.output().unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        (v, out.status.code().unwrap())
+    };
+    let (v, code) = run(None);
+    let m = assert_scenario_failed(&v, code, &["CONSOLE2SVG_SECRET_1", "not set"]);
+    assert!(m.contains("execute[1] (send)"), "{m}");
+    let (v, code) = run(Some("hunter2"));
+    assert_eq!((code, &v["status"]), (0, &Value::from("completed")), "{v}");
+    // A different secret is typed as given: the wait for `got 7` fails on `got 3`.
+    let (v, code) = run(Some("abc"));
+    assert_scenario_failed(&v, code, &["got 3"]);
+}

@@ -1552,3 +1552,133 @@ fn input_a_program_never_reads_is_bounded() {
     assert_eq!(h.ok(&["read", &id])["state"], "running");
     h.ok(&["stop", &id]);
 }
+
+/// A 1777 directory like `/tmp` inside `h`'s scratch directory, and a victim's file outside it.
+fn sticky_dir_and_victim(h: &Host) -> (std::path::PathBuf, std::path::PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let shared = h.dir.path().join("shared");
+    std::fs::create_dir(&shared).unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let victim = h.dir.path().join("victim.txt");
+    std::fs::write(&victim, "precious").unwrap();
+    (shared, victim)
+}
+
+/// `session capture -o` and `session export -o` never write through a link planted in a
+/// sticky world-writable directory, nor through a link owned by another user: the JSON
+/// envelope says `permission_denied` and the link's target is untouched (issue: reliability,
+/// item 4; the rule is `output::write_atomic`'s).
+#[test]
+fn captures_and_exports_never_write_through_a_hostile_link() {
+    let h = Host::new();
+    let (shared, victim) = sticky_dir_and_victim(&h);
+    let id = h.start(&["--", "sh", "-c", "echo hi; sleep 30"]);
+    h.wait(&id, "hi");
+    for (name, args) in [
+        ("shot.svg", vec!["capture", &id, "-o"]),
+        ("scenario.yaml", vec!["export", &id, "-o"]),
+    ] {
+        let link = shared.join(name);
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        let mut args = args.clone();
+        let link_arg = link.to_str().unwrap();
+        args.push(link_arg);
+        let (v, code) = h.run(&args);
+        assert_eq!(
+            (code, v["status"].as_str(), v["error"]["code"].as_str()),
+            (1, Some("error"), Some("permission_denied")),
+            "{args:?}: {v}"
+        );
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("sticky world-writable"),
+            "{v}"
+        );
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    }
+    // Elsewhere, a link owned by another user is refused too (making one needs root).
+    if rustix_is_root() {
+        let link = h.dir.path().join("theirs.svg");
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        std::os::unix::fs::lchown(&link, Some(54321), Some(54321)).unwrap();
+        let (v, code) = h.run(&["capture", &id, "-o", link.to_str().unwrap()]);
+        assert_eq!(
+            (code, v["error"]["code"].as_str()),
+            (1, Some("permission_denied")),
+            "{v}"
+        );
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    } else {
+        eprintln!("skipped the other-user link: lchown to another uid needs root");
+    }
+    // A file of one's own there is written as usual.
+    h.ok(&[
+        "capture",
+        &id,
+        "-o",
+        shared.join("mine.svg").to_str().unwrap(),
+    ]);
+    h.ok(&["stop", &id]);
+}
+
+/// A host that is alive but never accepts, its backlog full, makes a client answer
+/// `host_unavailable` within the 5 s bound instead of hanging in `connect` (issue:
+/// reliability, item 5). The stalled "host" is a listening socket with a backlog of 0 at the
+/// runtime directory's `host.sock`, filled by connections nobody accepts.
+#[test]
+fn a_stalled_host_with_a_full_backlog_gives_host_unavailable_in_time() {
+    use rustix::net::{AddressFamily, SocketAddrUnix, SocketType};
+    use std::os::unix::fs::DirBuilderExt;
+    let h = Host::new();
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(h.rt())
+        .unwrap();
+    let addr = SocketAddrUnix::new(h.rt().join("host.sock")).unwrap();
+    let socket = || rustix::net::socket(AddressFamily::UNIX, SocketType::STREAM, None).unwrap();
+    let stalled = socket();
+    rustix::net::bind(&stalled, &addr).unwrap();
+    rustix::net::listen(&stalled, 0).unwrap();
+    let mut queued = Vec::new();
+    loop {
+        let fd = socket();
+        rustix::io::ioctl_fionbio(&fd, true).unwrap();
+        match rustix::net::connect(&fd, &addr) {
+            Ok(()) => queued.push(fd),
+            Err(rustix::io::Errno::AGAIN) => break,
+            Err(e) => panic!("filling the backlog: {e}"),
+        }
+        assert!(queued.len() < 1000, "the backlog never filled");
+    }
+    let started = Instant::now();
+    let out = h
+        .cmd()
+        .args(["session", "list"])
+        .timeout(Duration::from_secs(30))
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "no JSON after {took:?} (killed by the test's timeout?): {e}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    assert_eq!(
+        (out.status.code(), v["error"]["code"].as_str()),
+        (Some(1), Some("host_unavailable")),
+        "{v}"
+    );
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("busy or stalled"),
+        "{v}"
+    );
+    assert!(took < Duration::from_secs(20), "took {took:?}");
+    drop(queued);
+    drop(stalled);
+}

@@ -376,6 +376,16 @@ fn err(code: ErrorCode) -> impl Fn(String) -> HostError {
     move |m| HostError::new(code, m)
 }
 
+/// A failed artifact write in the envelope: `permission_denied` when the link rule refused it
+/// (see [`crate::output::write_atomic`]), `io_error` otherwise.
+fn write_error(e: crate::output::WriteError) -> HostError {
+    use crate::output::WriteError;
+    match e {
+        WriteError::Refused(m) => HostError::new(ErrorCode::PermissionDenied, m),
+        WriteError::Io(m) => HostError::new(ErrorCode::IoError, m),
+    }
+}
+
 /// `session capture` (`out` given) and `session inspect` (`out` is `None`): the host's
 /// current screen, rendered here with the same renderer and options as `capture`, written
 /// atomically; the capture is journaled (an action), the inspection too (an observation).
@@ -417,7 +427,7 @@ fn capture(
             let bytes = format
                 .render(&screen, &appearance, &fonts, scale)
                 .map_err(err(ErrorCode::InvalidRequest))?;
-            crate::output::write_atomic(out, &bytes).map_err(err(ErrorCode::IoError))?;
+            crate::output::write_atomic(out, &bytes).map_err(write_error)?;
             let cwd = std::env::current_dir()
                 .map_err(|e| HostError::new(ErrorCode::IoError, e.to_string()))?;
             let path = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
@@ -437,7 +447,7 @@ fn capture(
         None => {
             let path = crate::host::inspect::new_inspection().map_err(err(ErrorCode::IoError))?;
             let svg = render::render_svg(&screen, &appearance, &fonts);
-            crate::output::write_private(&path, svg.as_bytes()).map_err(err(ErrorCode::IoError))?;
+            crate::output::write_private(&path, svg.as_bytes()).map_err(write_error)?;
             client::request(&Request::Record {
                 id: id.to_string(),
                 entry: Box::new(crate::host::journal::Entry::Inspect),
@@ -478,8 +488,7 @@ fn export(id: &str, out: &std::path::Path) -> Result<Value, HostError> {
     let doc_dir = abs.parent().unwrap_or(std::path::Path::new("/"));
     let doc = crate::scenario::export::from_journal(&entries, doc_dir)
         .map_err(err(ErrorCode::SessionError))?;
-    crate::output::write_atomic(&path, doc.to_text(json_out).as_bytes())
-        .map_err(err(ErrorCode::IoError))?;
+    crate::output::write_atomic(&path, doc.to_text(json_out).as_bytes()).map_err(write_error)?;
     Ok(
         json!({"schemaVersion": 1, "sessionId": id, "path": abs.to_string_lossy(), "entries": doc.scenario.execute.len()}),
     )

@@ -36,36 +36,96 @@ fn cancelled() -> HostError {
 
 /// Connects to the host, starting it first if no host answers.
 ///
-/// Errors: `host_unavailable` when no host can be reached within [`REPLY_TIMEOUT`];
-/// `permission_denied` when the runtime directory is not ours.
+/// Connecting is bounded by [`REPLY_TIMEOUT`] like the reply: the socket is connected
+/// non-blocking, so a host that is alive but stalled, its accept backlog full, makes the
+/// connect retry until the deadline instead of blocking in `connect(2)` forever. A socket
+/// nobody listens on (missing, or refused) starts a new host once.
+///
+/// Errors: `host_unavailable` when no host can be reached within [`REPLY_TIMEOUT`] (also a
+/// host that never accepts); `cancelled` on Ctrl+C; `permission_denied` when the runtime
+/// directory is not ours.
 pub fn connect() -> Result<UnixStream, HostError> {
     let socket = paths::socket_path();
-    if let Ok(s) = UnixStream::connect(&socket) {
-        return Ok(s);
-    }
-    paths::ensure_runtime_dir().map_err(|e| HostError::new(ErrorCode::PermissionDenied, e))?;
-    start_host()?;
     let deadline = Instant::now() + REPLY_TIMEOUT;
+    let mut started = false;
     loop {
-        match UnixStream::connect(&socket) {
+        let e = match connect_nonblocking(&socket, deadline) {
             Ok(s) => return Ok(s),
-            Err(_) if Instant::now() < deadline && !interrupted() => {
-                std::thread::sleep(Duration::from_millis(5))
-            }
-            Err(e) if interrupted() => {
-                return Err(HostError::new(
-                    ErrorCode::Cancelled,
-                    format!("cancelled: {e}"),
-                ))
-            }
-            Err(e) => {
-                return Err(HostError::new(
-                    ErrorCode::HostUnavailable,
-                    format!("no host at {}: {e}", socket.display()),
-                ))
-            }
+            Err(e) => e,
+        };
+        if interrupted() {
+            return Err(HostError::new(
+                ErrorCode::Cancelled,
+                format!("cancelled: {}", std::io::Error::from(e)),
+            ));
         }
+        // EAGAIN: a host is listening but its backlog is full (busy or stalled): wait for
+        // it, never start a second one.
+        let busy = e == rustix::io::Errno::AGAIN;
+        if !busy && !started {
+            paths::ensure_runtime_dir()
+                .map_err(|e| HostError::new(ErrorCode::PermissionDenied, e))?;
+            start_host()?;
+            started = true;
+        }
+        if Instant::now() >= deadline {
+            let why = if busy {
+                format!(
+                    "the host at {} accepted no connection within {} (busy or stalled)",
+                    socket.display(),
+                    super::protocol::format_duration_ms(REPLY_TIMEOUT.as_millis() as u64)
+                )
+            } else {
+                format!(
+                    "no host at {}: {}",
+                    socket.display(),
+                    std::io::Error::from(e)
+                )
+            };
+            return Err(HostError::new(ErrorCode::HostUnavailable, why));
+        }
+        std::thread::sleep(Duration::from_millis(5));
     }
+}
+
+/// One connection attempt that never blocks past `deadline`: a non-blocking `connect(2)`
+/// (Linux answers at once for a Unix socket: connected, `EAGAIN` when the backlog is full,
+/// `ENOENT`/`ECONNREFUSED` when nobody listens; elsewhere `EINPROGRESS` is polled until
+/// `deadline`), then the stream is made blocking again.
+fn connect_nonblocking(
+    path: &std::path::Path,
+    deadline: Instant,
+) -> Result<UnixStream, rustix::io::Errno> {
+    use rustix::event::{poll, PollFd, PollFlags, Timespec};
+    use rustix::io::Errno;
+    use rustix::net::{AddressFamily, SocketAddrUnix, SocketType};
+    let fd = rustix::net::socket(AddressFamily::UNIX, SocketType::STREAM, None)?;
+    rustix::io::fcntl_setfd(&fd, rustix::io::FdFlags::CLOEXEC)?;
+    rustix::io::ioctl_fionbio(&fd, true)?;
+    let addr = SocketAddrUnix::new(path)?;
+    match rustix::net::connect(&fd, &addr) {
+        Ok(()) => {}
+        Err(Errno::INPROGRESS) => loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let timeout = Timespec {
+                tv_sec: left.as_secs() as _,
+                tv_nsec: left.subsec_nanos() as _,
+            };
+            let mut fds = [PollFd::new(&fd, PollFlags::OUT)];
+            match poll(&mut fds, Some(&timeout)) {
+                Ok(0) => return Err(Errno::AGAIN),
+                Ok(_) => {
+                    rustix::net::sockopt::socket_error(&fd)??;
+                    break;
+                }
+                Err(Errno::INTR) if !interrupted() => {}
+                Err(e) => return Err(e),
+            }
+        },
+        Err(e) => return Err(e),
+    }
+    rustix::io::ioctl_fionbio(&fd, false)?;
+    Ok(UnixStream::from(fd))
 }
 
 /// Starts the host: this executable re-run with the hidden `__host` subcommand, in a new

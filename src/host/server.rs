@@ -623,8 +623,10 @@ impl Host {
             let g = s.lock();
             (g.emulator.modes().bracketed_paste, g.version)
         };
+        // Read before the input is written: the program may leave the prompt at once.
+        let hidden = s.hidden_prompt();
         s.send(steps)?;
-        s.record(Entry::Send { inputs });
+        s.record(Entry::send(inputs, hidden));
         let g = s.lock();
         Outcome::now(&reply::Sent {
             schema_version: SCHEMA,

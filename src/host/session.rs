@@ -723,6 +723,19 @@ impl Session {
 }
 
 impl Session {
+    /// Whether the program is at a hidden prompt: the PTY's line discipline in canonical mode
+    /// (`ICANON`) with `ECHO` off, read now with `tcgetattr` on the master. That is the state
+    /// getpass(3), sudo, ssh, `read -s` and `stty -echo` set for a password; full-screen
+    /// programs (vim, less) also turn `ECHO` off but leave canonical mode and echo what they
+    /// show themselves, so they are not hidden prompts. Input a program masks on its own
+    /// (a TUI's password field) cannot be told apart. Cheap: one ioctl.
+    pub fn hidden_prompt(&self) -> bool {
+        use rustix::termios::LocalModes;
+        rustix::termios::tcgetattr(&self.core.fd).is_ok_and(|t| {
+            t.local_modes.contains(LocalModes::ICANON) && !t.local_modes.contains(LocalModes::ECHO)
+        })
+    }
+
     /// The PTY's foreground process group (`tcgetpgrp` on the master), if it can be read.
     /// Cheap: one ioctl.
     pub fn foreground_group(&self) -> Option<i32> {

@@ -2,14 +2,27 @@
 //! JSON, kebab-case keys, `$version: 1`.
 //!
 //! Extensions beyond the contract (optional keys): `line` and `since-last-action` on `wait`
-//! (only a whole row matches / only rows written after the previous action match), and
-//! `colorenv`, `delete-envs` and `exit-timeout` on `launch`.
+//! (only a whole row matches / only rows written after the previous action match),
+//! `colorenv`, `delete-envs` and `exit-timeout` on `launch`, and secret inputs in `send`.
+//!
+//! # Secret inputs
+//!
+//! A `send` input may name an environment variable instead of holding its text:
+//! `{secret: CONSOLE2SVG_SECRET_1}` types the variable's value as `text` would;
+//! `{secret: NAME, as: paste}` (or `keys`, `raw-hex`) sends it as that kind of input.
+//! `session export` writes one for every input typed at a hidden prompt (a password prompt:
+//! see `host::journal::Entry::send`), named `CONSOLE2SVG_SECRET_1`, `CONSOLE2SVG_SECRET_2`, …
+//! in the order they were sent; rename them freely (letters, digits and `_`, not starting with
+//! a digit). `scenario run` reads every secret before anything runs and fails, naming the
+//! variable, when one is not set. So a scenario with a login replays without holding the
+//! password.
 
 use std::path::Path;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::host::journal::InputKind;
 use crate::host::protocol::{parse_duration, Until};
 use crate::options::Options;
 use crate::term::keys::{self, Input};
@@ -111,7 +124,7 @@ pub enum Step {
         args: WaitArgs,
     },
     Send {
-        inputs: Vec<Input>,
+        inputs: Vec<SendInput>,
     },
     Resize {
         args: ResizeArgs,
@@ -137,6 +150,104 @@ impl Step {
             Step::Command { .. } => "command",
         }
     }
+}
+
+/// One input of a `send` step: an input as `session send` takes it, or a secret read from the
+/// environment when the scenario runs (see the module documentation).
+///
+/// Serialised as a one-key map (`{text: …}`, `{keys: …}`, `{paste: …}`, `{raw-hex: …}`), or
+/// `{secret: NAME}` with an optional `as`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "SendInputRepr", into = "SendInputRepr")]
+pub enum SendInput {
+    /// Sent as written.
+    Input(Input),
+    /// The value of an environment variable, sent as `kind`.
+    Secret {
+        /// The environment variable's name.
+        name: String,
+        /// How the value is sent (default `text`).
+        kind: InputKind,
+    },
+}
+
+impl From<Input> for SendInput {
+    fn from(i: Input) -> SendInput {
+        SendInput::Input(i)
+    }
+}
+
+/// The map form of [`SendInput`].
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct SendInputRepr {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    text: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    keys: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    paste: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    raw_hex: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    secret: Option<String>,
+    #[serde(default, rename = "as", skip_serializing_if = "Option::is_none")]
+    as_kind: Option<InputKind>,
+}
+
+impl TryFrom<SendInputRepr> for SendInput {
+    type Error = String;
+
+    fn try_from(r: SendInputRepr) -> Result<SendInput, String> {
+        match (r.text, r.keys, r.paste, r.raw_hex, r.secret, r.as_kind) {
+            (None, None, None, None, Some(name), kind) => Ok(SendInput::Secret {
+                name,
+                kind: kind.unwrap_or_default(),
+            }),
+            (_, _, _, _, None, Some(_)) => Err("`as` goes with `secret`".into()),
+            (Some(t), None, None, None, None, None) => Ok(Input::Text(t).into()),
+            (None, Some(k), None, None, None, None) => Ok(Input::Keys(k).into()),
+            (None, None, Some(p), None, None, None) => Ok(Input::Paste(p).into()),
+            (None, None, None, Some(h), None, None) => Ok(Input::RawHex(h).into()),
+            _ => Err("an input has exactly one of text, keys, paste, raw-hex, secret".into()),
+        }
+    }
+}
+
+impl From<SendInput> for SendInputRepr {
+    fn from(i: SendInput) -> SendInputRepr {
+        match i {
+            SendInput::Input(Input::Text(t)) => SendInputRepr {
+                text: Some(t),
+                ..Default::default()
+            },
+            SendInput::Input(Input::Keys(k)) => SendInputRepr {
+                keys: Some(k),
+                ..Default::default()
+            },
+            SendInput::Input(Input::Paste(p)) => SendInputRepr {
+                paste: Some(p),
+                ..Default::default()
+            },
+            SendInput::Input(Input::RawHex(h)) => SendInputRepr {
+                raw_hex: Some(h),
+                ..Default::default()
+            },
+            SendInput::Secret { name, kind } => SendInputRepr {
+                secret: Some(name),
+                as_kind: (kind != InputKind::Text).then_some(kind),
+                ..Default::default()
+            },
+        }
+    }
+}
+
+/// Whether `name` can be an environment variable's name here: ASCII letters, digits and `_`,
+/// not starting with a digit (POSIX, Base Definitions 8.1).
+pub fn is_env_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// A wait condition: `text` (literal) or `regex`, not both.
@@ -316,7 +427,24 @@ fn check_step(step: &Step) -> Result<(), String> {
             if inputs.is_empty() {
                 return Err("inputs must not be empty".into());
             }
-            keys::validate(inputs).map_err(|e| e.to_string())?;
+            let plain: Vec<Input> = inputs
+                .iter()
+                .filter_map(|i| match i {
+                    SendInput::Input(i) => Some(i.clone()),
+                    SendInput::Secret { .. } => None,
+                })
+                .collect();
+            keys::validate(&plain).map_err(|e| e.to_string())?;
+            for i in inputs {
+                if let SendInput::Secret { name, .. } = i {
+                    if !is_env_name(name) {
+                        return Err(format!(
+                            "secret '{name}' is not an environment variable name (letters, \
+                             digits and _, not starting with a digit)"
+                        ));
+                    }
+                }
+            }
         }
         Step::Resize { args } => {
             if !(1..=500).contains(&args.width) || !(1..=500).contains(&args.height) {
@@ -363,6 +491,7 @@ scenario:
   execute:
     - {type: wait, args: {text: "~", until: present, stable-for: 1s, timeout: 30s}}
     - {type: send, inputs: [{text: "iHello"}, {keys: Escape}, {paste: "x"}, {raw-hex: "1B"}]}
+    - {type: send, inputs: [{secret: CONSOLE2SVG_SECRET_1}, {secret: TOKEN, as: paste}, {keys: Enter}]}
     - {type: resize, args: {width: 120, height: 36}}
     - {type: capture, args: {output: out.svg}, options: {appearance: {theme: [dracula]}}}
     - {type: command, command: "test -f hello.log"}
@@ -374,15 +503,31 @@ scenario:
     fn the_contract_example_parses_and_round_trips() {
         let doc: Document = serde_yaml_ng::from_str(EXAMPLE).unwrap();
         doc.validate().unwrap();
-        assert_eq!(doc.scenario.execute.len(), 5);
+        assert_eq!(doc.scenario.execute.len(), 6);
         assert_eq!(
             doc.scenario.execute[1],
             Step::Send {
                 inputs: vec![
-                    Input::Text("iHello".into()),
-                    Input::Keys("Escape".into()),
-                    Input::Paste("x".into()),
-                    Input::RawHex("1B".into())
+                    Input::Text("iHello".into()).into(),
+                    Input::Keys("Escape".into()).into(),
+                    Input::Paste("x".into()).into(),
+                    Input::RawHex("1B".into()).into()
+                ]
+            }
+        );
+        assert_eq!(
+            doc.scenario.execute[2],
+            Step::Send {
+                inputs: vec![
+                    SendInput::Secret {
+                        name: "CONSOLE2SVG_SECRET_1".into(),
+                        kind: InputKind::Text
+                    },
+                    SendInput::Secret {
+                        name: "TOKEN".into(),
+                        kind: InputKind::Paste
+                    },
+                    Input::Keys("Enter".into()).into(),
                 ]
             }
         );
@@ -412,6 +557,14 @@ scenario:
             "{base}    - {{type: send, inputs: [{{keys: Hyper+Q}}]}}\n"
         ))
         .contains("execute[0] (send):"));
+        assert!(err(&format!(
+            "{base}    - {{type: send, inputs: [{{secret: 1PASSWORD}}]}}\n"
+        ))
+        .contains("execute[0] (send): secret '1PASSWORD' is not an environment variable name"));
+        assert!(err(&format!(
+            "{base}    - {{type: send, inputs: [{{text: a, as: paste}}]}}\n"
+        ))
+        .contains("`as` goes with `secret`"));
         assert!(err(&format!("{base}    - {{type: wiat, args: {{}}}}\n"))
             .contains("unknown variant `wiat`"));
         assert!(

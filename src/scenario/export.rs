@@ -6,15 +6,24 @@
 //! document's directory, so the working directory (the session's) and the capture outputs are
 //! written relative to where the document is saved: the document, its project and its images
 //! can be committed together and replayed from any clone.
+//!
+//! Input typed at a hidden prompt was never journaled ([`Entry::HiddenSend`]): each becomes a
+//! secret input naming an environment variable, `CONSOLE2SVG_SECRET_1`, `_2`, … in the order
+//! sent, which `scenario run` reads (see [`super::document`], "Secret inputs"). The document
+//! itself holds no secret, so it is written with the user's umask like any other file.
 
 use std::path::Path;
 
 use super::document::{
-    CaptureArgs, Document, Launch, ResizeArgs, Scenario, Step, WaitArgs, WorkingDir,
+    CaptureArgs, Document, Launch, ResizeArgs, Scenario, SendInput, Step, WaitArgs, WorkingDir,
 };
-use crate::host::journal::Entry;
+use crate::host::journal::{Entry, Sent};
 use crate::host::protocol::{format_duration_ms, Until};
 use crate::options::{AppearanceOptions, Options, TerminalOptions};
+
+/// The environment variables secret inputs are exported as: this prefix and 1, 2, … in the
+/// order the secrets were sent.
+pub const SECRET_PREFIX: &str = "CONSOLE2SVG_SECRET_";
 
 /// Builds the document that will be saved in directory `doc_dir` (absolute). Errors when the
 /// journal has no launch.
@@ -33,12 +42,30 @@ pub fn from_journal(entries: &[Entry], doc_dir: &Path) -> Result<Document, Strin
     };
     let mut execute = Vec::new();
     let mut after_action = false;
+    let mut secrets = 0;
     for entry in &entries[1..] {
         match entry {
             Entry::Send { inputs } => {
                 execute.push(Step::Send {
-                    inputs: inputs.clone(),
+                    inputs: inputs.iter().cloned().map(SendInput::from).collect(),
                 });
+                after_action = true;
+            }
+            Entry::HiddenSend { inputs } => {
+                let inputs = inputs
+                    .iter()
+                    .map(|i| match i {
+                        Sent::Input(i) => SendInput::Input(i.clone()),
+                        Sent::Secret { secret } => {
+                            secrets += 1;
+                            SendInput::Secret {
+                                name: format!("{SECRET_PREFIX}{secrets}"),
+                                kind: *secret,
+                            }
+                        }
+                    })
+                    .collect();
+                execute.push(Step::Send { inputs });
                 after_action = true;
             }
             Entry::Resize { width, height } => {
@@ -199,6 +226,11 @@ mod tests {
             Entry::Send {
                 inputs: vec![Input::Text("iHi".into()), Input::Keys("Escape".into())],
             },
+            Entry::send(
+                vec![Input::Text("hunter2".into()), Input::Keys("Enter".into())],
+                true,
+            ),
+            Entry::send(vec![Input::Paste("again".into())], true),
             wait("Hi", true),
             wait("never", false),
             Entry::Inspect,
@@ -219,16 +251,44 @@ mod tests {
         ];
         let doc = from_journal(&entries, Path::new("/w")).unwrap();
         let kinds: Vec<&str> = doc.scenario.execute.iter().map(Step::kind).collect();
-        assert_eq!(kinds, ["send", "wait", "resize", "capture"]);
+        assert_eq!(kinds, ["send", "send", "send", "wait", "resize", "capture"]);
         assert_eq!(doc.scenario.launch.args, ["a.txt"]);
-        match &doc.scenario.execute[1] {
+        let text = doc.to_text(false);
+        assert!(
+            !text.contains("hunter2") && !text.contains("again"),
+            "{text}"
+        );
+        assert_eq!(
+            doc.scenario.execute[1],
+            Step::Send {
+                inputs: vec![
+                    SendInput::Secret {
+                        name: "CONSOLE2SVG_SECRET_1".into(),
+                        kind: crate::host::journal::InputKind::Text
+                    },
+                    Input::Keys("Enter".into()).into()
+                ]
+            }
+        );
+        assert_eq!(
+            doc.scenario.execute[2],
+            Step::Send {
+                inputs: vec![SendInput::Secret {
+                    name: "CONSOLE2SVG_SECRET_2".into(),
+                    kind: crate::host::journal::InputKind::Paste
+                }]
+            }
+        );
+        let again: Document = serde_yaml_ng::from_str(&text).unwrap();
+        assert_eq!(again, doc);
+        match &doc.scenario.execute[3] {
             Step::Wait { args } => {
                 assert_eq!(args.timeout.as_deref(), Some("5s"));
                 assert_eq!(args.since_last_action, Some(true));
             }
             other => panic!("{other:?}"),
         }
-        match &doc.scenario.execute[3] {
+        match &doc.scenario.execute[5] {
             Step::Capture { args, .. } => assert_eq!(args.output, "img/out.svg"),
             other => panic!("{other:?}"),
         }

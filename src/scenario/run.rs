@@ -22,7 +22,9 @@
 //!   `stable-for`, `line`; `since-last-action` only lets rows written after the version taken
 //!   right before the previous `send`/`resize` match) and blocks until it matches, its timeout
 //!   (default 30 s) passes (failure; the message carries the screen), or the program ends
-//!   (failure). `send` validates its inputs and types them; `resize` resizes; both fail once
+//!   (failure). `send` validates its inputs and types them (a `secret` input types the value
+//!   of its environment variable; every secret is read before anything runs, and a missing
+//!   one fails the run naming the variable); `resize` resizes; both fail once
 //!   the program has exited. `capture` renders the current screen and writes it atomically
 //!   (`Mode::Write`/`Mode::Update`) or compares it with the file already there
 //!   (`Mode::Check`; a missing file differs; nothing is written). `command` runs `sh -c`.
@@ -40,7 +42,9 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use super::document::{Document, Step, WaitArgs, DEFAULT_EXIT_TIMEOUT, DEFAULT_WAIT_TIMEOUT};
+use super::document::{
+    Document, SendInput, Step, WaitArgs, DEFAULT_EXIT_TIMEOUT, DEFAULT_WAIT_TIMEOUT,
+};
 use crate::host::protocol::{parse_duration, Condition, Until};
 use crate::host::session::{Poll, Session, State, CAPTURE_QUIET, CAPTURE_SETTLE_MAX};
 use crate::options::{AppearanceOptions, Options};
@@ -121,7 +125,25 @@ pub fn run(path: &Path, opts: &RunOptions) -> Result<Outcome, String> {
                 .map_err(|e| format!("{label}: execute[{i}] (capture): {e}"))?;
         }
     }
+    // Every secret must be set before anything runs.
+    let mut secrets = std::collections::HashMap::new();
+    for (i, step) in doc.scenario.execute.iter().enumerate() {
+        if let Step::Send { inputs } = step {
+            for input in inputs {
+                if let SendInput::Secret { name, .. } = input {
+                    let value = std::env::var(name).map_err(|e| {
+                        format!(
+                            "{label}: execute[{i}] (send): the secret {name} is not set: set the \
+                             environment variable {name} to the text to send ({e})"
+                        )
+                    })?;
+                    secrets.insert(name.clone(), value);
+                }
+            }
+        }
+    }
     let mut runner = Runner {
+        secrets,
         doc: &doc,
         opts,
         config,
@@ -203,6 +225,8 @@ fn capture_options(
 }
 
 struct Runner<'a> {
+    /// The values of the document's secret inputs, by variable name.
+    secrets: std::collections::HashMap<String, String>,
     doc: &'a Document,
     opts: &'a RunOptions,
     config: Options,
@@ -302,7 +326,26 @@ impl Runner<'_> {
         match step {
             Step::Wait { args } => self.wait(args),
             Step::Send { inputs } => {
-                let steps = keys::validate(inputs).map_err(|e| e.to_string())?;
+                let mut steps = Vec::new();
+                for input in inputs {
+                    let step = match input {
+                        SendInput::Input(i) => {
+                            keys::validate(std::slice::from_ref(i)).map_err(|e| e.to_string())?
+                        }
+                        SendInput::Secret { name, kind } => {
+                            let value = self.secrets.get(name).cloned().unwrap_or_default();
+                            // Never quote a secret's value in a message.
+                            keys::validate(&[kind.input(value)]).map_err(|_| {
+                                format!(
+                                    "the secret {name} is not a valid {} input (its value is \
+                                     not shown)",
+                                    kind.name()
+                                )
+                            })?
+                        }
+                    };
+                    steps.extend(step);
+                }
                 let s = self.session();
                 let version = running_version(s)?;
                 s.send(steps).map_err(|_| exited_message(&s.lock()))?;

@@ -357,11 +357,13 @@ pub fn apply(
     }
     if !unchanged {
         let bytes = serialize(&doc, text.as_deref().unwrap_or(""));
-        crate::output::write_atomic(&path, bytes.as_bytes()).map_err(SetupError::Io)?;
+        crate::output::write_atomic(&path, bytes.as_bytes())
+            .map_err(|e| SetupError::Io(e.into()))?;
         report.changed = true;
     }
     if let (Some(text), Some(notify)) = (notify_text, report.notify.as_ref()) {
-        crate::output::write_atomic(&notify.path, text.as_bytes()).map_err(SetupError::Io)?;
+        crate::output::write_atomic(&notify.path, text.as_bytes())
+            .map_err(|e| SetupError::Io(e.into()))?;
     }
     Ok(report)
 }

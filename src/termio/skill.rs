@@ -142,7 +142,7 @@ fn write(path: &Path) -> Result<(SkillState, bool), SetupError> {
     if let Some(dir) = path.parent() {
         create_dir(dir)?;
     }
-    crate::output::write_atomic(path, SKILL_MD.as_bytes()).map_err(SetupError::Io)?;
+    crate::output::write_atomic(path, SKILL_MD.as_bytes()).map_err(|e| SetupError::Io(e.into()))?;
     Ok((SkillState::Installed, true))
 }
 
