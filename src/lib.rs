@@ -25,6 +25,9 @@
 
 pub mod capture;
 pub mod cli;
+/// The fuzzing harness shared by `fuzz/` and `tests/fuzz_props.rs`; not a public interface.
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod host;
 pub mod options;
 pub mod output;
