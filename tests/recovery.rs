@@ -191,3 +191,26 @@ fn a_client_mid_request_when_the_host_dies_gets_host_unavailable() {
     h.ok(&["list", "--all"]);
     assert!(wait_gone(&marker, Duration::from_secs(3)).is_empty());
 }
+
+#[test]
+fn a_wait_in_progress_when_the_host_dies_ends_with_host_unavailable() {
+    let h = Host::new();
+    let id = h.start(&["--", "sleep", "600"]);
+    let mut wait = std::process::Command::new(assert_cmd::cargo::cargo_bin("console2svg"));
+    wait.env("CONSOLE2SVG_RUNTIME_DIR", h.rt())
+        .args(["session", "wait", &id, "--text", "never shown"])
+        .stdout(std::process::Stdio::piped());
+    let wait = wait.spawn().unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let started = Instant::now();
+    h.kill_host();
+    let out = wait.wait_with_output().unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["error"]["code"], "host_unavailable", "{v}");
+    assert_eq!(out.status.code(), Some(1));
+}

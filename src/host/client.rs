@@ -45,9 +45,16 @@ fn cancelled() -> HostError {
 /// host that never accepts); `cancelled` on Ctrl+C; `permission_denied` when the runtime
 /// directory is not ours.
 pub fn connect() -> Result<UnixStream, HostError> {
+    connect_to(true)
+}
+
+/// [`connect`]; with `may_start` false no host is started: the request is about state only the
+/// host serving now has (a wait's waiter), so when that host is gone it is `host_unavailable`
+/// at once, not a question for a new host.
+fn connect_to(may_start: bool) -> Result<UnixStream, HostError> {
     let socket = paths::socket_path();
     let deadline = Instant::now() + REPLY_TIMEOUT;
-    let mut started = false;
+    let mut started = !may_start;
     loop {
         let e = match connect_nonblocking(&socket, deadline) {
             Ok(s) => return Ok(s),
@@ -68,7 +75,7 @@ pub fn connect() -> Result<UnixStream, HostError> {
             start_host()?;
             started = true;
         }
-        if Instant::now() >= deadline {
+        if Instant::now() >= deadline || (!busy && !may_start) {
             let why = if busy {
                 format!(
                     "the host at {} accepted no connection within {} (busy or stalled)",
@@ -297,7 +304,9 @@ pub enum StreamEnd {
 ///
 /// Errors: `host_unavailable` when the host cannot be reached or written to.
 fn send_request(request: &Request) -> Result<UnixStream, HostError> {
-    let mut stream = connect()?;
+    // A wait's later polls belong to the host that registered the waiter.
+    let may_start = !matches!(request, Request::WaitPoll { .. } | Request::WaitEnd { .. });
+    let mut stream = connect_to(may_start)?;
     let mut line = serde_json::to_vec(request)
         .map_err(|e| HostError::new(ErrorCode::InvalidRequest, e.to_string()))?;
     line.push(b'\n');
