@@ -20,6 +20,7 @@ use std::time::{Duration, Instant, SystemTime};
 use serde_json::{json, Value};
 
 use super::events::{self, Hub, MONITOR_TICK};
+use super::extension::{Context, Extension};
 use super::journal::Entry;
 use super::paths;
 use super::protocol::{ErrorCode, HostError, Request, MAX_REQUEST_BYTES};
@@ -63,11 +64,12 @@ struct Host {
     idle_since: Option<Instant>,
 }
 
-/// Runs the host until it has been idle long enough. Binds the socket, replacing a stale one
-/// left by a dead host; exits at once when another live host owns it.
+/// Runs the host with `extensions` installed until it has been idle long enough. Binds the
+/// socket, replacing a stale one left by a dead host; exits at once when another live host
+/// owns it.
 ///
 /// Errors: a message when the runtime directory or the socket cannot be set up.
-pub fn run() -> Result<(), String> {
+pub fn run(extensions: Vec<Arc<dyn Extension>>) -> Result<(), String> {
     let dir = paths::ensure_runtime_dir()?;
     let socket = dir.join("host.sock");
     if socket.exists() {
@@ -80,15 +82,16 @@ pub fn run() -> Result<(), String> {
         .map_err(|e| format!("cannot bind {}: {e}", socket.display()))?;
     std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))
         .map_err(|e| format!("cannot restrict {}: {e}", socket.display()))?;
-    // Heal the installed `termio` agent skill while session control is on; never fatal.
-    crate::termio::skill::reassert_at_host_start();
+    for e in &extensions {
+        e.host_started();
+    }
     let (jobs, inbox) = mpsc::channel::<Job>();
     let idle = idle_limit();
     let worker_socket = socket.clone();
     std::thread::Builder::new()
         .name("host-worker".into())
         .spawn(move || {
-            worker(inbox, idle);
+            worker(inbox, idle, extensions);
             // Idle: stop accepting and leave.
             let _ = std::fs::remove_file(&worker_socket);
             std::process::exit(0);
@@ -155,8 +158,8 @@ fn connection(stream: UnixStream, jobs: Sender<Job>) {
 /// request lines are complete (a client slow to send its request does not hold up the ones
 /// behind it); sweeps retention and stale waiters; returns when the host has been idle for
 /// `idle`.
-fn worker(inbox: Receiver<Job>, idle: Duration) {
-    let hub = Arc::new(Hub::default());
+fn worker(inbox: Receiver<Job>, idle: Duration, extensions: Vec<Arc<dyn Extension>>) {
+    let hub = Arc::new(Hub::new(extensions));
     let monitor = hub.clone();
     // The monitor: publishes summary changes to subscribers. It lives as long as the host.
     let _ = std::thread::Builder::new()
@@ -267,7 +270,8 @@ impl Host {
                     "height": launch.height,
                 });
                 let session = Arc::new(session);
-                self.sessions.insert(session.id.clone(), session);
+                self.sessions.insert(session.id.clone(), session.clone());
+                self.hub.session_started(&session, &launch);
                 self.idle_since = None;
                 now(reply)
             }
@@ -482,11 +486,19 @@ impl Host {
                 let s = self.session(&id)?;
                 now(json!({"schemaVersion": 1, "sessionId": s.id, "entries": s.journal()}))
             }
-            Request::Termio(r) => Ok(Outcome::Later(super::termio::handle(
-                &mut self.sessions,
-                &self.hub,
-                r,
-            ))),
+            Request::Extension(r) => {
+                let Some(extension) = self.hub.extension(&r.op) else {
+                    return Err(HostError::new(
+                        ErrorCode::InvalidRequest,
+                        format!("unknown op {:?}", r.op),
+                    ));
+                };
+                let host = Context {
+                    sessions: &mut self.sessions,
+                    hub: &self.hub,
+                };
+                Ok(Outcome::Later(extension.handle(r, host)))
+            }
             Request::Subscribe => {
                 let subscription = self.hub.subscribe();
                 Ok(Outcome::Stream(Box::new(move |stream| {
@@ -506,7 +518,7 @@ impl Host {
 /// Ends a session's processes (already signalled by [`Session::begin_kill`]) by `deadline`,
 /// deletes its data; the reply states how the program ended. Also after the program exited:
 /// background children may still hold the terminal.
-pub(super) fn stop_reply(session: &Session, deadline: Instant) -> Value {
+pub fn stop_reply(session: &Session, deadline: Instant) -> Value {
     let exit = session.finish_kill(deadline);
     finish_stop(session, exit)
 }

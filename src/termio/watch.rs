@@ -5,7 +5,7 @@
 //!
 //! Line shape (`--json`): `{"schema_version": 1, "link", "status", "title", "cwd"?,
 //! "snapshot"?, "prompt"? (on needs-you), "transcript"? and "cursor_end"? (on done),
-//! "evidence"? (on stalled: the host's stall alarm, [`crate::host::stall`])}`;
+//! "evidence"? (on stalled: termio's stall alarm on the host, [`super::stall`])}`;
 //! `{"heartbeat": true}` after [`heartbeat_interval`] of silence. Exit codes: 0 after Ctrl-C,
 //! 2 when the host closed the stream.
 

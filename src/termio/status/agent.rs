@@ -33,19 +33,21 @@
 //! host-wide.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use regex::Regex;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::protocol::{ErrorCode, HostError};
-use super::session::{Session, State};
+use crate::host::journal::Entry;
+use crate::host::protocol::{ErrorCode, HostError};
+use crate::host::session::State;
 use crate::term::keys::{self, Input, Step};
 use crate::termio::agents::{self, AgentDef};
 use crate::termio::reply::Status;
+use crate::termio::tracked::{link_of, termio_status, title_of, Tracked};
 use crate::termio::transcript;
+use crate::termio::typist::{self, Readiness, Typed};
+use crate::termio::wire::{Outcome, TurnProbe};
 
 /// How often the monitor looks at an agent session.
 pub const TICK: Duration = Duration::from_millis(50);
@@ -80,54 +82,6 @@ const ANSWER_GRACE: Duration = Duration::from_secs(2);
 
 /// Plain-terminal-style settling for agents with no status signal: screen still this long.
 const SETTLE_QUIET: Duration = Duration::from_millis(1500);
-
-/// How `--wait` on a turn stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Outcome {
-    /// Not decided yet.
-    Pending,
-    /// The turn settled; `cursor`..`cursor_end` hold its response.
-    Settled,
-    /// The agent is asking something (`prompt`).
-    NeedsYou,
-    /// The prompt had no effect (`prompt_stalled`).
-    Stalled,
-    /// The agent exited back to its shell (`agent_gone`).
-    AgentGone,
-    /// The session ended or was closed (`session_closed`).
-    Closed,
-}
-
-/// The host's answer to a turn probe (`TermioRequest::Turn`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TurnProbe {
-    /// The session's link.
-    pub target: String,
-    /// Its title.
-    pub title: String,
-    /// Where the turn stands.
-    pub outcome: Outcome,
-    /// The session's status now.
-    pub status: Status,
-    /// Why (see [`View::reason`]).
-    pub reason: String,
-    /// `needs-you`: the question.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prompt: Option<String>,
-    /// The transcript file, when known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub transcript: Option<String>,
-    /// Settled: lines before the response.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cursor: Option<u64>,
-    /// Settled: the last line of the response.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cursor_end: Option<u64>,
-    /// A message for the error outcomes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
-}
 
 /// What `list` and `watch` show of an agent session.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -880,14 +834,14 @@ struct Seen {
 /// agent is ready (SC-01, SC-13), and keeps the status.
 ///
 /// Errors: `start_failed` when the monitor thread cannot start.
-pub fn start(s: &Arc<Session>, def: AgentDef, prompt: String) -> Result<u64, String> {
-    let mut track = Track::new(def, s.termio.cwd().to_path_buf(), Launch::Shell);
+pub fn start(s: &Tracked, def: AgentDef, prompt: String) -> Result<u64, String> {
+    let mut track = Track::new(def, s.meta.cwd().to_path_buf(), Launch::Shell);
     let id = track.next_turn;
     track.next_turn += 1;
     track.turns.push(Turn::new(id));
     track.queued = Some((id, prompt));
     track.recompute();
-    *s.termio.agent.track.lock() = Some(track);
+    *s.meta.agent.track.lock() = Some(track);
     let worker = s.clone();
     std::thread::Builder::new()
         .name("termio-agent".into())
@@ -919,7 +873,7 @@ impl Turn {
 /// The monitor of an agent session: every [`TICK`] (or screen change), reads the screen,
 /// title, OSC 7501 reports and the foreground process group, updates the status, types what is
 /// due, advances the current turn. Ends with the session.
-fn monitor(s: &Arc<Session>) {
+fn monitor(s: &Tracked) {
     let shell_started = Instant::now();
     let mut seen_version = 0u64;
     let mut last_text = String::new();
@@ -956,7 +910,7 @@ fn monitor(s: &Arc<Session>) {
         let agent_front = fg.is_some_and(|g| g > 0 && g as u32 != s.pid);
         let mut todo = Todo::Nothing;
         {
-            let mut guard = s.termio.agent.track.lock();
+            let mut guard = s.meta.agent.track.lock();
             let Some(t) = guard.as_mut() else { return };
             if !running {
                 t.closed = true;
@@ -1010,22 +964,22 @@ fn monitor(s: &Arc<Session>) {
         }
         match todo {
             Todo::Nothing => {}
-            Todo::Launch(line) => match super::termio::shell_ready(s, shell_started) {
-                super::termio::Readiness::NotYet => {}
-                super::termio::Readiness::Gone => {}
-                super::termio::Readiness::Ready => {
-                    let _typing = s.termio.agent.typing.lock();
-                    if let Ok(typed) = super::termio::input_steps(&line, &[]) {
-                        let _ = super::termio::submit(s, typed, true);
+            Todo::Launch(line) => match typist::shell_ready(s, shell_started) {
+                Readiness::NotYet => {}
+                Readiness::Gone => {}
+                Readiness::Ready => {
+                    let _typing = s.meta.agent.typing.lock();
+                    if let Ok(typed) = typist::input_steps(&line, &[]) {
+                        let _ = typist::submit(s, typed, true);
                     }
-                    if let Some(t) = s.termio.agent.track.lock().as_mut() {
+                    if let Some(t) = s.meta.agent.track.lock().as_mut() {
                         t.launch = Launch::Typed(Instant::now());
                     }
                 }
             },
             Todo::Prompt => {
                 let queued = s
-                    .termio
+                    .meta
                     .agent
                     .track
                     .lock()
@@ -1078,10 +1032,10 @@ pub struct Sent {
 /// own write. `turn` is the queued turn being delivered; `None` makes a new turn.
 ///
 /// Errors: `session_exited` when the program has ended.
-fn type_turn(s: &Session, text: &str, turn: Option<u64>) -> Result<Sent, HostError> {
-    let _typing = s.termio.agent.typing.lock();
+fn type_turn(s: &Tracked, text: &str, turn: Option<u64>) -> Result<Sent, HostError> {
+    let _typing = s.meta.agent.typing.lock();
     let (gap, path) = {
-        let g = s.termio.agent.track.lock();
+        let g = s.meta.agent.track.lock();
         let t = g.as_ref().ok_or_else(|| not_agent(s))?;
         if t.gone {
             // The shell is in front again: typing would run the text as a command.
@@ -1112,7 +1066,7 @@ fn type_turn(s: &Session, text: &str, turn: Option<u64>) -> Result<Sent, HostErr
     // The turn counts as delivered before its Return is written, so the fastest reaction to
     // it (a hook reporting `working` at once) is already the turn's.
     let sent = {
-        let mut g = s.termio.agent.track.lock();
+        let mut g = s.meta.agent.track.lock();
         let t = g.as_mut().ok_or_else(|| not_agent(s))?;
         let id = match turn {
             Some(id) => id,
@@ -1142,13 +1096,13 @@ fn type_turn(s: &Session, text: &str, turn: Option<u64>) -> Result<Sent, HostErr
         }
     };
     s.send(vec![Step::Key(enter)])?;
-    s.record(super::journal::Entry::Send {
+    s.record(Entry::Send {
         inputs: vec![input, Input::Keys("Enter".into())],
     });
     Ok(sent)
 }
 
-fn not_agent(s: &Session) -> HostError {
+fn not_agent(s: &Tracked) -> HostError {
     HostError::new(
         ErrorCode::InvalidOperation,
         format!("session {} is not an agent session", s.id),
@@ -1161,17 +1115,17 @@ fn not_agent(s: &Session) -> HostError {
 /// ([`type_turn`]). `keys`/no Return: typed as given, no new turn.
 ///
 /// Errors: `session_exited`.
-pub(super) fn send(
-    s: &Session,
+pub fn send(
+    s: &Tracked,
     text: &str,
-    typed: super::termio::Typed,
+    typed: Typed,
     with_keys: bool,
     enter: bool,
 ) -> Result<Sent, HostError> {
     let until = Instant::now() + READY_MAX;
     loop {
         let waiting = {
-            let g = s.termio.agent.track.lock();
+            let g = s.meta.agent.track.lock();
             g.as_ref().is_some_and(|t| {
                 t.queued.is_some() && t.status != Status::NeedsYou && !t.gone && !t.closed
             })
@@ -1182,7 +1136,7 @@ pub(super) fn send(
         std::thread::sleep(TICK);
     }
     let (asking, current, seq, path) = {
-        let g = s.termio.agent.track.lock();
+        let g = s.meta.agent.track.lock();
         let t = g.as_ref().ok_or_else(|| not_agent(s))?;
         let current = t
             .queued
@@ -1202,7 +1156,7 @@ pub(super) fn send(
         let cursor = path.as_deref().map(transcript::line_count);
         // Marked before the answer is typed: the agent may act on it at once.
         let seq_after = {
-            let mut g = s.termio.agent.track.lock();
+            let mut g = s.meta.agent.track.lock();
             let t = g.as_mut().ok_or_else(|| not_agent(s))?;
             if asking {
                 t.answered = Some(Instant::now());
@@ -1212,8 +1166,8 @@ pub(super) fn send(
             t.seq
         };
         {
-            let _typing = s.termio.agent.typing.lock();
-            super::termio::submit(s, typed, enter)?;
+            let _typing = s.meta.agent.typing.lock();
+            typist::submit(s, typed, enter)?;
         }
         return Ok(Sent {
             turn: current,
@@ -1227,12 +1181,12 @@ pub(super) fn send(
 
 /// One turn probe: blocks until turn `id` is decided (for a wait that started at `from_seq`)
 /// or `budget` passes.
-pub fn probe(s: &Session, id: u64, from_seq: u64, budget: Duration) -> TurnProbe {
+pub fn probe(s: &Tracked, id: u64, from_seq: u64, budget: Duration) -> TurnProbe {
     let end = Instant::now() + budget;
     loop {
         let running = s.lock().state == State::Running;
         let (outcome, message, view, range, start) = {
-            let g = s.termio.agent.track.lock();
+            let g = s.meta.agent.track.lock();
             match g.as_ref() {
                 None => (
                     Outcome::Stalled,
@@ -1270,7 +1224,7 @@ pub fn probe(s: &Session, id: u64, from_seq: u64, budget: Duration) -> TurnProbe
         if outcome != Outcome::Pending || Instant::now() >= end {
             let view = view.unwrap_or(View {
                 agent: String::new(),
-                status: super::termio::termio_status(s),
+                status: termio_status(s),
                 reason: String::new(),
                 since: SystemTime::now(),
                 prompt: None,
@@ -1281,8 +1235,8 @@ pub fn probe(s: &Session, id: u64, from_seq: u64, budget: Duration) -> TurnProbe
             });
             let settled = outcome == Outcome::Settled;
             return TurnProbe {
-                target: super::termio::link_of(s),
-                title: super::termio::title_of(s),
+                target: link_of(s),
+                title: title_of(s),
                 outcome,
                 status: view.status,
                 reason: view.reason,
@@ -1314,7 +1268,7 @@ pub fn probe(s: &Session, id: u64, from_seq: u64, budget: Duration) -> TurnProbe
 ///
 /// Errors: `bad_request` for an unknown state.
 pub fn apply_report(
-    s: &Session,
+    s: &Tracked,
     state: &str,
     agent: &str,
     event: &str,
@@ -1328,7 +1282,7 @@ pub fn apply_report(
         "needs-you" => Some(Status::NeedsYou),
         other => return Err(format!("unknown state {other:?}")),
     };
-    let mut g = s.termio.agent.track.lock();
+    let mut g = s.meta.agent.track.lock();
     if g.is_none() {
         let def = agents::Registry::load()
             .ok()
@@ -1338,11 +1292,7 @@ pub fn apply_report(
                 command: agent.to_string(),
                 ..AgentDef::default()
             });
-        *g = Some(Track::new(
-            def,
-            s.termio.cwd().to_path_buf(),
-            Launch::Adopted,
-        ));
+        *g = Some(Track::new(def, s.meta.cwd().to_path_buf(), Launch::Adopted));
     }
     let t = g.as_mut().expect("set above");
     let text = |k: &str| {

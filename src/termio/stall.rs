@@ -24,7 +24,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::termio::config::Config;
+use super::config::Config;
+use super::reply::Status;
 
 /// Quiet time after which a working session is reported, when the config does not say.
 pub const DEFAULT_AFTER: Duration = Duration::from_secs(20 * 60);
@@ -68,7 +69,7 @@ impl StallConfig {
         if let Some(after) = config
             .stall_after
             .as_deref()
-            .and_then(|s| super::protocol::parse_duration(s).ok())
+            .and_then(|s| crate::duration::parse_duration(s).ok())
             .filter(|d| !d.is_zero())
         {
             c.after = after;
@@ -88,8 +89,8 @@ impl StallConfig {
 /// What the detector needs to know about a session at one tick.
 #[derive(Debug, Clone)]
 pub struct Sample<'a> {
-    /// The termio status (`working`, `idle`, `done`, `needs-you`, `exited`).
-    pub status: &'a str,
+    /// The session's termio status.
+    pub status: Status,
     /// The session's project directory.
     pub project: &'a Path,
     /// Its transcript, when it has one.
@@ -159,7 +160,7 @@ impl Detector {
     /// passed the threshold (once per stretch). May run `git` in the project (at most once per
     /// [`StallConfig::check_every`] per working session), so call it outside any lock.
     pub fn observe(&mut self, id: &str, sample: &Sample, now: Instant) -> Option<String> {
-        if sample.status != "working" {
+        if sample.status != Status::Working {
             self.tracks.remove(id);
             return None;
         }
@@ -326,21 +327,25 @@ mod tests {
             transcript: None,
             output_lines: out,
         };
-        assert_eq!(d.observe("a", &s("working", 0), at(0)), None);
-        assert_eq!(d.observe("a", &s("working", 3), at(900)), None);
+        assert_eq!(d.observe("a", &s(Status::Working, 0), at(0)), None);
+        assert_eq!(d.observe("a", &s(Status::Working, 3), at(900)), None);
         assert_eq!(
-            d.observe("a", &s("working", 3), at(1300)).as_deref(),
+            d.observe("a", &s(Status::Working, 3), at(1300)).as_deref(),
             Some("working 1s, no repo change, output +3 lines")
         );
-        assert_eq!(d.observe("a", &s("working", 3), at(2600)), None, "once");
+        assert_eq!(
+            d.observe("a", &s(Status::Working, 3), at(2600)),
+            None,
+            "once"
+        );
         // Sustained output re-arms; the next quiet stretch fires again.
-        assert_eq!(d.observe("a", &s("working", 40), at(2900)), None);
-        assert_eq!(d.observe("a", &s("working", 40), at(3500)), None);
-        assert!(d.observe("a", &s("working", 41), at(4200)).is_some());
+        assert_eq!(d.observe("a", &s(Status::Working, 40), at(2900)), None);
+        assert_eq!(d.observe("a", &s(Status::Working, 40), at(3500)), None);
+        assert!(d.observe("a", &s(Status::Working, 41), at(4200)).is_some());
         // Leaving working re-arms too.
-        assert_eq!(d.observe("a", &s("done", 41), at(4300)), None);
-        assert_eq!(d.observe("a", &s("working", 41), at(4400)), None);
-        assert_eq!(d.observe("a", &s("working", 41), at(5000)), None);
+        assert_eq!(d.observe("a", &s(Status::Done, 41), at(4300)), None);
+        assert_eq!(d.observe("a", &s(Status::Working, 41), at(4400)), None);
+        assert_eq!(d.observe("a", &s(Status::Working, 41), at(5000)), None);
     }
 
     #[test]
@@ -350,7 +355,7 @@ mod tests {
         let t0 = Instant::now();
         let at = |ms: u64| t0 + Duration::from_millis(ms);
         let s = Sample {
-            status: "working",
+            status: Status::Working,
             project: dir.path(),
             transcript: None,
             output_lines: 0,
@@ -376,7 +381,7 @@ mod tests {
         let t0 = Instant::now();
         let at = |ms: u64| t0 + Duration::from_millis(ms);
         let s = Sample {
-            status: "working",
+            status: Status::Working,
             project: project.path(),
             transcript: Some(&t),
             output_lines: 0,
