@@ -26,7 +26,7 @@ use super::link::{self, Candidate};
 use super::project::Registry;
 use super::reply::{self, SessionEntry, Status, Success};
 use super::stall::{self, Detector, Sample, StallConfig};
-use super::status::agent;
+use super::status::monitor;
 use super::status::shell::SUBMIT_GRACE;
 use super::tracked::{
     entry_with, link_of, list_entry, project_of, termio_status, title_of, Meta, Table, Tracked,
@@ -346,7 +346,8 @@ fn handle_inner(
                 Some(&def.name),
             )?;
             adopt(table, sessions, &s);
-            let turn = agent::start(&s, def, text).map_err(|e| Error::new(Code::StartFailed, e))?;
+            let turn =
+                monitor::start(&s, def, text).map_err(|e| Error::new(Code::StartFailed, e))?;
             Ok(Box::new(move || {
                 Ok(json(&SpawnOutcome {
                     reply: Success::new(reply::Created {
@@ -370,7 +371,7 @@ fn handle_inner(
             let s = resolve(&all, &caller, &target, &registry)?;
             Ok(Box::new(move || {
                 let budget = Duration::from_millis(budget_ms.clamp(100, 1000));
-                Ok(json(&agent::probe(&s, turn, from_seq, budget)))
+                Ok(json(&monitor::probe(&s, turn, from_seq, budget)))
             }))
         }
         TermioRequest::Report {
@@ -384,7 +385,7 @@ fn handle_inner(
                 Error::new(Code::NotFound, format!("no session {session} on this host"))
             })?;
             Ok(Box::new(move || {
-                match agent::apply_report(&s, &state, &agent, &event, &input) {
+                match monitor::apply_report(&s, &state, &agent, &event, &input) {
                     Ok(()) => Ok(json(&Success::new(Reported {}))),
                     Err(m) => Ok(Error::new(Code::BadRequest, m).to_json()),
                 }
@@ -467,7 +468,7 @@ fn handle_inner(
                 let with_keys = !keys.is_empty();
                 return Ok(Box::new(move || {
                     let since = s.lock().version;
-                    let sent = match agent::send(&s, &text, typed, with_keys, enter) {
+                    let sent = match monitor::send(&s, &text, typed, with_keys, enter) {
                         Ok(v) => v,
                         Err(_) => return Ok(not_live(&s).to_json()),
                     };

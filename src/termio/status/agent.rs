@@ -1,20 +1,22 @@
-//! Agent sessions on the host (shared/spec/termio-sessions.md, "Live agent status", "Waiting
-//! for the outcome"; shared/notes/agents.md; cases SC-02, SC-03, SC-13, SC-14): the status
-//! machine of one agent session ([`Track`]), its monitor thread (which also types the agent's
-//! command and the spawn's queued prompt), prompt delivery (`type_turn`, `send`) and the turn
-//! outcomes `--wait` reads ([`TurnProbe`]).
+//! The status machine of one agent session (shared/spec/termio-sessions.md, "Live agent
+//! status", "Waiting for the outcome"; shared/notes/agents.md; cases SC-02, SC-03, SC-13,
+//! SC-14): [`Track`]. It is pure: every call takes the time (`now`) and what was observed as
+//! arguments ([`Seen`] for a look at the session, [`Report`] for a hook's report), and reads
+//! transcripts through [`Transcripts`], so it is tested from scripted observations. The
+//! thread that feeds it from a live session, types into it and answers `--wait` is
+//! [`super::monitor`].
 //!
 //! # Status
 //!
-//! Sources, most trusted first: hook reports (`termio agent report`, [`apply_report`]), OSC
+//! Sources, most trusted first: hook reports (`termio agent report`, [`Track::report`]), OSC
 //! 7501 reports parsed from the PTY, OSC 9;4 progress (shown: working; removed after working:
-//! done), the agent's title rules, its screen rules. The status is
-//! the state of the most trusted source that has said anything; on top of it a numbered-choice
-//! dialog on screen (a trust or permission question, [`crate::termio::agents::dialog_question`])
-//! makes it `needs-you`, and the agent leaving the PTY's foreground process group (the shell is
-//! back in front) makes it `exited` ("agent gone"; a closed session is `exited` too, but the
-//! session is gone from `list`). Every change bumps a sequence number and records `reason` and
-//! `since`; `needs-you` carries the on-screen question (else the source's message).
+//! done), the agent's title rules, its screen rules. The status is the state of the most
+//! trusted source that has said anything; on top of it a numbered-choice dialog on screen (a
+//! trust or permission question, [`crate::termio::agents::dialog_question`]) makes it
+//! `needs-you`, and the agent leaving the PTY's foreground process group (the shell is back in
+//! front) makes it `exited` ("agent gone"; a closed session is `exited` too, but the session is
+//! gone from `list`). Every change bumps a sequence number and records `reason` and `since`;
+//! `needs-you` carries the on-screen question (else the source's message).
 //!
 //! # Turns
 //!
@@ -32,22 +34,17 @@
 //! naming it, a session's transcript is the file holding a prompt it delivered, claimed for it
 //! host-wide.
 
-use std::path::PathBuf;
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
 use regex::Regex;
-use serde_json::Value;
 
-use crate::host::journal::Entry;
-use crate::host::protocol::{ErrorCode, HostError};
-use crate::host::session::State;
-use crate::term::keys::{self, Input, Step};
+use crate::term::sniff::ProgramStatus;
 use crate::termio::agents::{self, AgentDef};
 use crate::termio::reply::Status;
-use crate::termio::tracked::{link_of, termio_status, title_of, Tracked};
 use crate::termio::transcript;
-use crate::termio::typist::{self, Readiness, Typed};
-use crate::termio::wire::{Outcome, TurnProbe};
+use crate::termio::wire::Outcome;
 
 /// How often the monitor looks at an agent session.
 pub const TICK: Duration = Duration::from_millis(50);
@@ -83,6 +80,13 @@ const ANSWER_GRACE: Duration = Duration::from_secs(2);
 /// Plain-terminal-style settling for agents with no status signal: screen still this long.
 const SETTLE_QUIET: Duration = Duration::from_millis(1500);
 
+/// How long after its first delivery a session without a hook-named transcript takes the
+/// newest candidate file when none holds one of its prompts.
+pub const BIND_GRACE: Duration = Duration::from_secs(10);
+
+/// Most transcript searches a second (when no hook named the transcript).
+const SEARCH_EVERY: Duration = Duration::from_secs(1);
+
 /// What `list` and `watch` show of an agent session.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct View {
@@ -106,6 +110,93 @@ pub struct View {
     /// A delivered turn has not settled yet (its transcript may still be catching up, SC-14):
     /// `cursor_end` is the previous turn's until it settles.
     pub settling: bool,
+}
+
+/// A status change: the new status, why, and its sequence number.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    /// The status now.
+    pub status: Status,
+    /// Why it changed.
+    pub reason: String,
+    /// Its sequence number.
+    pub seq: u64,
+}
+
+/// What the monitor saw in one look at the session.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Seen {
+    /// The session's program still runs.
+    pub running: bool,
+    /// A process group other than the shell's holds the terminal (the agent is in front).
+    pub agent_front: bool,
+    /// The screen version.
+    pub version: u64,
+    /// Time since the screen last changed.
+    pub quiet: Duration,
+    /// The screen text (rows joined by `\n`), when it changed since the last look.
+    pub text: Option<String>,
+    /// The title (OSC 0/2).
+    pub title: Option<String>,
+    /// The last OSC 7501 report and how many reports there have been.
+    pub osc: Option<(u64, ProgramStatus)>,
+    /// The last OSC 9;4 progress state and how many progress reports there have been.
+    pub progress: Option<(u64, u8)>,
+}
+
+/// A hook's report (`termio agent report`), already read: the state it says (`None` for an
+/// `auto` report that says nothing), its reason, and what its input carried.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Report {
+    /// The status the hook reports.
+    pub status: Option<Status>,
+    /// `hook <Event>` (or `hook report <state>` without an event).
+    pub reason: String,
+    /// `needs-you`: the hook's message.
+    pub message: Option<String>,
+    /// The transcript file the hook names.
+    pub transcript: Option<PathBuf>,
+    /// The Stop hook's `last_assistant_message` (Codex: `last-assistant-message`).
+    pub last_message: Option<String>,
+}
+
+/// What the monitor is due to type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Due {
+    /// Nothing now.
+    Nothing,
+    /// The agent's command line, once the shell is ready.
+    Launch(String),
+    /// The queued prompt (take it with [`Track::take_queued`]).
+    Prompt,
+}
+
+/// A transcript search (see [`Transcripts::bind`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Search<'a> {
+    /// The agent's transcript pattern (see `termio::agents`).
+    pub pattern: &'a str,
+    /// The session's working directory (the pattern's `{cwd}`).
+    pub cwd: &'a Path,
+    /// Only files written since then (the session's start).
+    pub since: SystemTime,
+    /// The last lines of the prompts delivered so far (see [`needle`]).
+    pub needles: Vec<&'a str>,
+    /// No file holds one of them: take the newest candidate ([`BIND_GRACE`] passed).
+    pub any: bool,
+}
+
+/// How the machine reads agents' transcripts: files on disk in the host
+/// ([`super::monitor::Files`]); scripted in tests.
+pub trait Transcripts {
+    /// Complete lines in `path` (0 when it cannot be read).
+    fn line_count(&self, path: &Path) -> u64;
+    /// Lines `from..to` of `path`.
+    fn lines(&self, path: &Path, from: u64, to: u64) -> Vec<String>;
+    /// The transcript to bind for `search`, claimed for this session host-wide: the first
+    /// unclaimed candidate holding a prompt line for one of the needles, else (`any`) the
+    /// newest unclaimed candidate.
+    fn bind(&self, search: &Search<'_>) -> Option<PathBuf>;
 }
 
 /// One status source's last word.
@@ -140,7 +231,31 @@ struct Turn {
     text: String,
 }
 
-/// Where the monitor is with starting the agent.
+impl Turn {
+    fn new(id: u64) -> Turn {
+        Turn {
+            text: String::new(),
+            id,
+            delivered: None,
+            cursor: None,
+            seq_at_delivery: 0,
+            version_at_delivery: 0,
+            seen_working: false,
+            rested_at: None,
+            rest_by_hook: false,
+            last_message: None,
+            growth: None,
+            stalled: None,
+            settled: None,
+        }
+    }
+
+    fn open(&self) -> bool {
+        self.delivered.is_some() && self.settled.is_none() && self.stalled.is_none()
+    }
+}
+
+/// Where the agent's start is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Launch {
     /// Waiting for the shell's prompt.
@@ -153,6 +268,15 @@ enum Launch {
     Adopted,
 }
 
+/// What a prompt's delivery recorded (see [`Track::deliver`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Delivery {
+    /// The turn.
+    pub turn: u64,
+    /// The status sequence the turn's wait starts after.
+    pub seq: u64,
+}
+
 /// The status machine of one agent session.
 #[derive(Debug)]
 pub struct Track {
@@ -160,7 +284,9 @@ pub struct Track {
     ready: Option<Regex>,
     title_rules: Vec<(Regex, Status)>,
     screen_rules: Vec<(Regex, Status)>,
-    started: SystemTime,
+    /// When the track was made: the monotonic time and the wall-clock time then (what
+    /// `since` is told in).
+    started: (Instant, SystemTime),
     cwd: PathBuf,
     status: Status,
     reason: String,
@@ -174,6 +300,8 @@ pub struct Track {
     title: Option<Said>,
     screen: Option<Said>,
     screen_question: Option<String>,
+    /// The last screen text seen (for the readiness rule).
+    screen_text: String,
     dialog: Option<String>,
     /// When an answer was typed into a `needs-you` agent: until the most trusted source says
     /// something else afterwards, its `needs-you` is the answered question.
@@ -193,16 +321,8 @@ pub struct Track {
     queued: Option<(u64, String)>,
     last_search: Option<Instant>,
     /// The last few `needs-you` changes: (status sequence, question), for watchers that
-    /// sample less often than a question can be answered ([`Slot::asked_since`]).
-    asked: std::collections::VecDeque<(u64, Option<String>)>,
-}
-
-/// The agent part of a session's termio metadata: `None` for plain terminals.
-#[derive(Debug, Default)]
-pub struct Slot {
-    track: parking_lot::Mutex<Option<Track>>,
-    /// Held while typing, so the monitor and a `send` never interleave their input.
-    typing: parking_lot::Mutex<()>,
+    /// sample less often than a question can be answered ([`Track::asked_since`]).
+    asked: VecDeque<(u64, Option<String>)>,
 }
 
 fn compile(rules: &[agents::Rule]) -> Vec<(Regex, Status)> {
@@ -212,20 +332,48 @@ fn compile(rules: &[agents::Rule]) -> Vec<(Regex, Status)> {
         .collect()
 }
 
+/// The part of a delivered text to look for in a transcript: its last non-empty line,
+/// trimmed (an envelope before it does not matter), matched whole by
+/// [`transcript::is_prompt_for`].
+pub fn needle(text: &str) -> Option<&str> {
+    text.lines().map(str::trim).rfind(|l| !l.is_empty())
+}
+
 impl Track {
-    /// A new track for `def` working in `cwd`.
-    fn new(def: AgentDef, cwd: PathBuf, launch: Launch) -> Track {
-        let now = SystemTime::now();
+    /// The track of an agent session termio spawns: `def` started from a shell in `cwd`
+    /// (typed once the shell is ready), with `prompt` queued as turn 1. `now` and `wall` are
+    /// the same moment on the monotonic and the wall clock.
+    pub fn spawned(
+        def: AgentDef,
+        cwd: PathBuf,
+        prompt: String,
+        now: Instant,
+        wall: SystemTime,
+    ) -> Track {
+        let mut t = Track::new(def, cwd, Launch::Shell, now, wall);
+        let id = t.new_turn();
+        t.queued = Some((id, prompt));
+        t.recompute(now);
+        t
+    }
+
+    /// The track of a session a hook reported from, whose agent termio did not start (its
+    /// status then comes from hooks only).
+    pub fn adopted(def: AgentDef, cwd: PathBuf, now: Instant, wall: SystemTime) -> Track {
+        Track::new(def, cwd, Launch::Adopted, now, wall)
+    }
+
+    fn new(def: AgentDef, cwd: PathBuf, launch: Launch, now: Instant, wall: SystemTime) -> Track {
         Track {
             ready: def.ready.as_deref().and_then(|r| Regex::new(r).ok()),
             title_rules: compile(&def.title_rules),
             screen_rules: compile(&def.screen_rules),
             def,
-            started: now,
+            started: (now, wall),
             cwd,
             status: Status::Idle,
             reason: "starting".into(),
-            since: now,
+            since: wall,
             seq: 0,
             hook: None,
             osc: None,
@@ -235,6 +383,7 @@ impl Track {
             title: None,
             screen: None,
             screen_question: None,
+            screen_text: String::new(),
             dialog: None,
             answered: None,
             answered_dialog: None,
@@ -248,8 +397,33 @@ impl Track {
             turns: Vec::new(),
             queued: None,
             last_search: None,
-            asked: std::collections::VecDeque::new(),
+            asked: VecDeque::new(),
         }
+    }
+
+    /// `now` on the wall clock.
+    fn wall(&self, now: Instant) -> SystemTime {
+        let (at, wall) = self.started;
+        match now.checked_duration_since(at) {
+            Some(d) => wall + d,
+            None => wall - at.duration_since(now),
+        }
+    }
+
+    fn new_turn(&mut self) -> u64 {
+        let id = self.next_turn;
+        self.next_turn += 1;
+        self.turns.push(Turn::new(id));
+        id
+    }
+
+    /// The status change since sequence `seq`, if any.
+    fn change_since(&self, seq: u64) -> Option<Change> {
+        (self.seq != seq).then(|| Change {
+            status: self.status,
+            reason: self.reason.clone(),
+            seq: self.seq,
+        })
     }
 
     fn no_signal(&self) -> bool {
@@ -261,7 +435,7 @@ impl Track {
     }
 
     /// Recomputes the status from the sources; bumps `seq` on a change.
-    fn recompute(&mut self) {
+    fn recompute(&mut self, now: Instant) {
         let (status, reason) = if self.closed {
             (Status::Exited, "session closed".to_string())
         } else if self.gone {
@@ -298,7 +472,7 @@ impl Track {
         if status != self.status {
             self.status = status;
             self.reason = reason;
-            self.since = SystemTime::now();
+            self.since = self.wall(now);
             self.seq += 1;
             if status == Status::NeedsYou {
                 let question = self.question();
@@ -321,7 +495,6 @@ impl Track {
                 }
             }
         }
-        let now = Instant::now();
         let by_hook = self.hook.is_some() && self.dialog.is_none();
         if let Some(t) = self.current_turn_mut() {
             match status {
@@ -358,10 +531,7 @@ impl Track {
     }
 
     fn current_turn_mut(&mut self) -> Option<&mut Turn> {
-        self.turns
-            .iter_mut()
-            .rev()
-            .find(|t| t.delivered.is_some() && t.settled.is_none() && t.stalled.is_none())
+        self.turns.iter_mut().rev().find(|t| t.open())
     }
 
     /// Sets one source's word; returns whether its state changed. (A changed word other than
@@ -404,12 +574,7 @@ impl Track {
     /// turn's `cursor_end`.
     pub fn view(&self) -> View {
         let ending = matches!(self.status, Status::Done | Status::Idle)
-            && self.turns.iter().any(|t| {
-                t.delivered.is_some()
-                    && t.seen_working
-                    && t.settled.is_none()
-                    && t.stalled.is_none()
-            });
+            && self.turns.iter().any(|t| t.open() && t.seen_working);
         let (status, reason, since) = if ending {
             (
                 Status::Working,
@@ -434,21 +599,214 @@ impl Track {
             transcript: self.transcript.clone(),
             cursor_end: self.last_settled_end,
             seq: self.seq,
-            settling: self
-                .turns
-                .iter()
-                .any(|t| t.delivered.is_some() && t.settled.is_none() && t.stalled.is_none()),
+            settling: self.turns.iter().any(Turn::open),
         }
     }
 
-    /// The definition.
+    /// The agent's definition.
     pub fn def(&self) -> &AgentDef {
         &self.def
     }
 
-    /// Applies what the monitor saw on screen (`text`), in the title and in OSC 7501.
-    fn observe(&mut self, seen: &Seen) {
-        let now = Instant::now();
+    /// The status now (without the `turn ending` of [`Track::view`]).
+    pub fn status(&self) -> Status {
+        self.status
+    }
+
+    /// The status sequence now.
+    pub fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    /// The transcript file, once known.
+    pub fn transcript(&self) -> Option<&Path> {
+        self.transcript.as_deref()
+    }
+
+    /// The agent exited back to its shell (typing would run text as a command).
+    pub fn is_gone(&self) -> bool {
+        self.gone
+    }
+
+    /// A queued prompt waits for delivery, and the agent is neither asking, gone nor closed.
+    pub fn waiting_to_deliver(&self) -> bool {
+        self.queued.is_some() && self.status != Status::NeedsYou && !self.gone && !self.closed
+    }
+
+    /// The turn a `send` continues: the queued one, else the last one (0: none yet).
+    pub fn current_turn(&self) -> u64 {
+        self.queued
+            .as_ref()
+            .map(|q| q.0)
+            .or_else(|| self.turns.last().map(|x| x.id))
+            .unwrap_or(0)
+    }
+
+    /// The `needs-you` changes after status sequence `seq` (oldest first, with their
+    /// questions): how a watcher sampling every 100 ms still reports a question that was
+    /// answered in between.
+    pub fn asked_since(&self, seq: u64) -> Vec<(u64, Option<String>)> {
+        self.asked
+            .iter()
+            .filter(|(s, _)| *s > seq)
+            .cloned()
+            .collect()
+    }
+
+    /// One look at the session at `now`: the agent's launch (it took the terminal, never
+    /// did within [`LAUNCH_MAX`], or left it: `exited`), the sources seen on screen, in the
+    /// title and in OSC reports, dialogs, the transcript (bound when no hook named it) and the
+    /// current turn (stall, transcript catch-up, settlement). A program that ended closes the
+    /// track. Returns the status change, if any.
+    pub fn observe(
+        &mut self,
+        seen: &Seen,
+        now: Instant,
+        files: &dyn Transcripts,
+    ) -> Option<Change> {
+        let seq = self.seq;
+        if !seen.running {
+            self.closed = true;
+            self.recompute(now);
+            return self.change_since(seq);
+        }
+        match self.launch {
+            Launch::Typed(_) if seen.agent_front => self.launch = Launch::Running(now),
+            Launch::Typed(at) if now.duration_since(at) >= LAUNCH_MAX && !self.gone => {
+                self.gone = true;
+            }
+            Launch::Running(_) if !seen.agent_front && !self.gone => self.gone = true,
+            _ => {}
+        }
+        if let Some(text) = &seen.text {
+            self.screen_text.clone_from(text);
+        }
+        self.sources(seen, now);
+        self.find_transcript(now, files);
+        self.advance_turn(seen.version, seen.quiet, now, files);
+        self.change_since(seq)
+    }
+
+    /// A hook's report at `now` (most trusted source). Returns the status change, if any.
+    pub fn report(&mut self, report: Report, now: Instant) -> Option<Change> {
+        let seq = self.seq;
+        if let Some(p) = report.transcript {
+            self.transcript = Some(p);
+        }
+        if let Some(m) = report.last_message {
+            if let Some(turn) = self.turns.iter_mut().rev().find(|x| x.delivered.is_some()) {
+                turn.last_message = Some(m);
+            }
+        }
+        if let Some(status) = report.status {
+            self.hook = Some(Said {
+                status,
+                reason: report.reason,
+                message: report.message,
+                at: now,
+            });
+            self.recompute(now);
+        }
+        self.change_since(seq)
+    }
+
+    /// An answer was typed into the `needs-you` agent at `now`: the question counts as
+    /// answered (`working`, "answered") until a source says something else afterwards, and
+    /// its dialog lingering on screen a moment is not a new question.
+    pub fn answer(&mut self, now: Instant) -> Option<Change> {
+        let seq = self.seq;
+        self.answered = Some(now);
+        self.answered_dialog = Some((self.dialog.take(), now));
+        self.recompute(now);
+        self.change_since(seq)
+    }
+
+    /// The session was closed (`close`) or its program ended: waits end with
+    /// `session_closed`.
+    pub fn close(&mut self, now: Instant) -> Option<Change> {
+        let seq = self.seq;
+        self.closed = true;
+        self.recompute(now);
+        self.change_since(seq)
+    }
+
+    /// The agent's command line was typed at the shell prompt at `now`.
+    pub fn command_typed(&mut self, now: Instant) {
+        self.launch = Launch::Typed(now);
+    }
+
+    /// What is due after the last look at `now`: the agent's command line while the shell
+    /// waits for it; the queued prompt once the agent is ready (its readiness rule matches
+    /// the screen, or it has been still for [`READY_QUIET_FALLBACK`] without one; still for
+    /// [`READY_QUIET`] and asking nothing). A prompt still undelivered [`READY_MAX`] after the
+    /// agent started is stalled instead.
+    pub fn due(&mut self, quiet: Duration, now: Instant) -> Due {
+        match self.launch {
+            Launch::Shell => Due::Launch(self.def.command_line()),
+            Launch::Running(since) if self.queued.is_some() && !self.gone => {
+                let ready_screen = match &self.ready {
+                    Some(re) => re.is_match(&self.screen_text),
+                    None => quiet >= READY_QUIET_FALLBACK,
+                };
+                if self.dialog.is_none()
+                    && self.status != Status::NeedsYou
+                    && ready_screen
+                    && quiet >= READY_QUIET
+                {
+                    return Due::Prompt;
+                }
+                if now.duration_since(since) >= READY_MAX && self.status != Status::NeedsYou {
+                    if let Some((id, _)) = self.queued.take() {
+                        if let Some(turn) = self.turns.iter_mut().find(|x| x.id == id) {
+                            turn.stalled = Some(format!(
+                                "the agent never showed its prompt box within {} s",
+                                READY_MAX.as_secs()
+                            ));
+                        }
+                    }
+                }
+                Due::Nothing
+            }
+            _ => Due::Nothing,
+        }
+    }
+
+    /// Takes the queued prompt for delivery: its turn and text.
+    pub fn take_queued(&mut self) -> Option<(u64, String)> {
+        self.queued.take()
+    }
+
+    /// Records the delivery of `text` as turn `turn` (a new turn when `None`) at `now`, just
+    /// before its Return is written: the transcript held `cursor` lines and the screen was at
+    /// `version`. Keeps the last few turns only.
+    pub fn deliver(
+        &mut self,
+        turn: Option<u64>,
+        text: &str,
+        cursor: Option<u64>,
+        version: u64,
+        now: Instant,
+    ) -> Delivery {
+        let id = match turn {
+            Some(id) => id,
+            None => self.new_turn(),
+        };
+        let seq = self.seq;
+        if let Some(x) = self.turns.iter_mut().find(|x| x.id == id) {
+            x.delivered = Some(now);
+            x.cursor = cursor;
+            x.seq_at_delivery = seq;
+            x.version_at_delivery = version;
+            x.text = text.to_string();
+        }
+        let keep = self.turns.len().saturating_sub(8);
+        self.turns.drain(..keep);
+        Delivery { turn: id, seq }
+    }
+
+    /// Applies the sources of one look: OSC 7501, OSC 9;4, title rules, screen rules and
+    /// dialogs; then recomputes the status.
+    fn sources(&mut self, seen: &Seen, now: Instant) {
         // OSC 7501.
         if let Some((count, ps)) = &seen.osc {
             if *count != self.osc_count {
@@ -466,7 +824,7 @@ impl Track {
                         status,
                         reason: format!("osc 7501 state={}", ps.state),
                         message: ps.message.clone(),
-                        at: Instant::now(),
+                        at: now,
                     };
                     Track::say(&mut self.osc, Some(said));
                     // Several reports between two looks, ending at rest: the turn went
@@ -499,7 +857,7 @@ impl Track {
                         status,
                         reason: format!("osc 9;4 progress state {state}"),
                         message: None,
-                        at: Instant::now(),
+                        at: now,
                     };
                     Track::say(&mut self.progress, Some(said));
                     if jumped && status == Status::Done {
@@ -519,7 +877,7 @@ impl Track {
                     status: *st,
                     reason: format!("title rule {}", re.as_str()),
                     message: None,
-                    at: Instant::now(),
+                    at: now,
                 }),
                 // No rule matches: after `working`, the turn rested.
                 None => match &self.title {
@@ -527,7 +885,7 @@ impl Track {
                         status: Status::Done,
                         reason: "title no longer working".into(),
                         message: None,
-                        at: Instant::now(),
+                        at: now,
                     }),
                     other => other.clone(),
                 },
@@ -542,7 +900,7 @@ impl Track {
                     status: *st,
                     reason: format!("screen rule {}", re.as_str()),
                     message: None,
-                    at: Instant::now(),
+                    at: now,
                 });
                 let said = said.or_else(|| self.screen.clone());
                 Track::say(&mut self.screen, said);
@@ -567,21 +925,20 @@ impl Track {
                 }
             }
         }
-        self.recompute();
+        self.recompute(now);
     }
 
     /// Looks for the transcript file (at most once a second) when no hook named it.
-    fn find_transcript(&mut self) {
+    fn find_transcript(&mut self, now: Instant, files: &dyn Transcripts) {
         if self.transcript.is_some() {
             return;
         }
-        let Some(pattern) = self.def.transcript.clone() else {
+        let Some(pattern) = self.def.transcript.as_deref() else {
             return;
         };
-        let now = Instant::now();
         if self
             .last_search
-            .is_some_and(|t| now.duration_since(t) < Duration::from_secs(1))
+            .is_some_and(|t| now.duration_since(t) < SEARCH_EVERY)
         {
             return;
         }
@@ -598,41 +955,30 @@ impl Track {
         let Some(first) = delivered.iter().map(|d| d.1).min() else {
             return;
         };
-        let full = agents::expand_pattern(&pattern, &self.cwd);
-        let files = agents::find_files(&full, self.started);
-        let holds_ours = |p: &PathBuf| {
-            let lines = transcript::lines(p, 0, transcript::line_count(p));
-            lines.iter().any(|l| {
-                delivered
-                    .iter()
-                    .any(|(n, _)| transcript::is_prompt_for(l, n))
-            })
+        let search = Search {
+            pattern,
+            cwd: &self.cwd,
+            since: self.started.1,
+            needles: delivered.iter().map(|d| d.0).collect(),
+            any: now.duration_since(first) >= BIND_GRACE,
         };
-        let mut claimed = CLAIMED.lock().unwrap_or_else(|e| e.into_inner());
-        let free: Vec<&PathBuf> = files.iter().filter(|p| !claimed.contains(p)).collect();
-        let pick = free
-            .iter()
-            .find(|p| holds_ours(p))
-            .map(|p| (*p).clone())
-            .or_else(|| {
-                (now.duration_since(first) >= BIND_GRACE)
-                    .then(|| free.first().map(|p| (*p).clone()))
-                    .flatten()
-            });
-        if let Some(p) = &pick {
-            claimed.push(p.clone());
-        }
-        self.transcript = pick;
+        self.transcript = files.bind(&search);
     }
 
     /// Advances the current turn: stall check, transcript catch-up, settlement.
-    fn advance_turn(&mut self, version: u64, quiet: Duration) {
-        let now = Instant::now();
+    fn advance_turn(
+        &mut self,
+        version: u64,
+        quiet: Duration,
+        now: Instant,
+        files: &dyn Transcripts,
+    ) {
         let no_signal = self.no_signal();
         let seq = self.seq;
         let path = self.transcript.clone();
         let last_end = self.last_settled_end;
         let status = self.status;
+        let wall = self.wall(now);
         let Some(t) = self.current_turn_mut() else {
             return;
         };
@@ -645,7 +991,8 @@ impl Track {
             && path.as_deref().is_some_and(|p| {
                 let from = t.cursor.or(last_end).unwrap_or(0);
                 let n = needle(&t.text);
-                transcript::lines(p, from, transcript::line_count(p))
+                files
+                    .lines(p, from, files.line_count(p))
                     .iter()
                     .any(|l| n.is_none_or(|n| transcript::is_prompt_for(l, n)))
             });
@@ -687,11 +1034,11 @@ impl Track {
                 t.settled = Some((start, start));
                 // No transcript: an empty range is meaningless; settle without one.
                 t.cursor = None;
-                self.settled_at = Some(SystemTime::now());
+                self.settled_at = Some(wall);
             }
             return;
         };
-        let count = transcript::line_count(&path);
+        let count = files.line_count(&path);
         let grown = match t.growth {
             Some((c, at)) if c == count => at,
             _ => {
@@ -699,7 +1046,7 @@ impl Track {
                 now
             }
         };
-        let lines = transcript::lines(&path, start, count);
+        let lines = files.lines(&path, start, count);
         // The response starts after this turn's own prompt line (a turn queued behind another
         // has that turn's reply first); it is caught up once the reply is after that line.
         let needle = needle(&t.text);
@@ -732,11 +1079,9 @@ impl Track {
             // from past its own prompt line to the next prompt line (else to this turn's
             // prompt line), releasing their waiters and the `turn ending` view.
             let (id, before) = (t.id, start + own.map_or(skip, |i| i as u64));
-            for x in self.turns.iter_mut().filter(|x| {
-                x.id < id && x.delivered.is_some() && x.settled.is_none() && x.stalled.is_none()
-            }) {
+            for x in self.turns.iter_mut().filter(|x| x.id < id && x.open()) {
                 let from = x.cursor.unwrap_or(before).min(before);
-                let mine = transcript::lines(&path, from, before);
+                let mine = files.lines(&path, from, before);
                 let range = self::needle(&x.text)
                     .and_then(|n| mine.iter().position(|l| transcript::is_prompt_for(l, n)))
                     .map(|i| {
@@ -749,12 +1094,13 @@ impl Track {
                 x.settled = Some(range.unwrap_or((from, before)));
             }
             self.last_settled_end = Some(count);
-            self.settled_at = Some(SystemTime::now());
+            self.settled_at = Some(wall);
         }
     }
 
-    /// The outcome of turn `id` for a wait that started at status sequence `from_seq`.
-    fn outcome(&self, id: u64, from_seq: u64, running: bool) -> (Outcome, Option<String>) {
+    /// The outcome of turn `id` for a wait that started at status sequence `from_seq`, while
+    /// the session's program is `running` or not.
+    pub fn outcome(&self, id: u64, from_seq: u64, running: bool) -> (Outcome, Option<String>) {
         if !running || self.closed {
             return (
                 Outcome::Closed,
@@ -781,633 +1127,577 @@ impl Track {
         }
         (Outcome::Pending, None)
     }
-}
 
-impl Slot {
-    /// Whether the session is an agent session.
-    pub fn is_agent(&self) -> bool {
-        self.track.lock().is_some()
+    /// Turn `id`'s settled range of transcript lines (only with a transcript to range over).
+    pub fn settled_range(&self, id: u64) -> Option<(u64, u64)> {
+        let x = self.turns.iter().find(|x| x.id == id)?;
+        x.settled
+            .filter(|_| x.cursor.is_some() || self.transcript.is_some())
     }
 
-    /// What `list` shows, for agent sessions.
-    pub fn view(&self) -> Option<View> {
-        self.track.lock().as_ref().map(Track::view)
-    }
-
-    /// The agent's definition, for agent sessions.
-    pub fn def(&self) -> Option<AgentDef> {
-        self.track.lock().as_ref().map(|t| t.def.clone())
-    }
-
-    /// The `needs-you` changes after status sequence `seq` (oldest first, with their
-    /// questions) and the sequence now: how a watcher sampling every 100 ms still reports a
-    /// question that was answered in between. Empty for plain terminals.
-    pub fn asked_since(&self, seq: u64) -> (u64, Vec<(u64, Option<String>)>) {
-        match self.track.lock().as_ref() {
-            Some(t) => (
-                t.seq,
-                t.asked.iter().filter(|(s, _)| *s > seq).cloned().collect(),
-            ),
-            None => (seq, Vec::new()),
-        }
-    }
-
-    /// Marks the session closed (`close`): waits end with `session_closed`.
-    pub fn mark_closed(&self) {
-        if let Some(t) = self.track.lock().as_mut() {
-            t.closed = true;
-            t.recompute();
-        }
-    }
-}
-
-/// What the monitor read from the session in one look.
-struct Seen {
-    text: Option<String>,
-    title: Option<String>,
-    osc: Option<(u64, crate::term::sniff::ProgramStatus)>,
-    progress: Option<(u64, u8)>,
-}
-
-/// Makes `s` an agent session running `def` with `prompt` queued (turn 1), and starts its
-/// monitor: it types the agent's command once the shell is ready, then the prompt once the
-/// agent is ready (SC-01, SC-13), and keeps the status.
-///
-/// Errors: `start_failed` when the monitor thread cannot start.
-pub fn start(s: &Tracked, def: AgentDef, prompt: String) -> Result<u64, String> {
-    let mut track = Track::new(def, s.meta.cwd().to_path_buf(), Launch::Shell);
-    let id = track.next_turn;
-    track.next_turn += 1;
-    track.turns.push(Turn::new(id));
-    track.queued = Some((id, prompt));
-    track.recompute();
-    *s.meta.agent.track.lock() = Some(track);
-    let worker = s.clone();
-    std::thread::Builder::new()
-        .name("termio-agent".into())
-        .spawn(move || monitor(&worker))
-        .map_err(|e| e.to_string())?;
-    Ok(id)
-}
-
-impl Turn {
-    fn new(id: u64) -> Turn {
-        Turn {
-            text: String::new(),
-            id,
-            delivered: None,
-            cursor: None,
-            seq_at_delivery: 0,
-            version_at_delivery: 0,
-            seen_working: false,
-            rested_at: None,
-            rest_by_hook: false,
-            last_message: None,
-            growth: None,
-            stalled: None,
-            settled: None,
-        }
-    }
-}
-
-/// The monitor of an agent session: every [`TICK`] (or screen change), reads the screen,
-/// title, OSC 7501 reports and the foreground process group, updates the status, types what is
-/// due, advances the current turn. Ends with the session.
-fn monitor(s: &Tracked) {
-    let shell_started = Instant::now();
-    let mut seen_version = 0u64;
-    let mut last_text = String::new();
-    loop {
-        let from = seen_version;
-        s.wait_until(Instant::now() + TICK, |g| {
-            g.version != from || g.state != State::Running
+    /// Where turn `id`'s response starts while it is not settled: past its own prompt line
+    /// once the transcript holds it (a late line of the turn before may follow the count
+    /// taken at delivery), else the count taken at delivery.
+    pub fn response_start(&self, id: u64, files: &dyn Transcripts) -> Option<u64> {
+        let x = self.turns.iter().find(|x| x.id == id)?;
+        let own = self.transcript.as_deref().and_then(|p| {
+            let n = needle(&x.text)?;
+            let from = x.cursor.unwrap_or(0);
+            let lines = files.lines(p, from, files.line_count(p));
+            let i = lines
+                .iter()
+                .rposition(|l| transcript::is_prompt_for(l, n))?;
+            Some(from + i as u64 + 1)
         });
-        let (running, version, quiet, text, title, osc, progress) = {
-            let g = s.lock();
-            let quiet = SystemTime::now()
-                .duration_since(g.updated_at)
-                .unwrap_or_default();
-            let text = (g.version != seen_version).then(|| g.emulator.snapshot().text());
-            let osc = g
-                .emulator
-                .program_status()
-                .map(|p| (g.emulator.status_reports(), p.clone()));
-            (
-                g.state == State::Running,
-                g.version,
-                quiet,
-                text,
-                g.emulator.title().map(str::to_string),
-                osc,
-                g.emulator.progress(),
-            )
-        };
-        if let Some(t) = &text {
-            last_text.clone_from(t);
-        }
-        seen_version = version;
-        let fg = s.foreground_group();
-        let agent_front = fg.is_some_and(|g| g > 0 && g as u32 != s.pid);
-        let mut todo = Todo::Nothing;
-        {
-            let mut guard = s.meta.agent.track.lock();
-            let Some(t) = guard.as_mut() else { return };
-            if !running {
-                t.closed = true;
-                t.recompute();
-                return;
-            }
-            let now = Instant::now();
-            match t.launch {
-                Launch::Typed(_) if agent_front => t.launch = Launch::Running(now),
-                Launch::Typed(at) if now.duration_since(at) >= LAUNCH_MAX && !t.gone => {
-                    t.gone = true;
-                }
-                Launch::Running(_) if !agent_front && !t.gone => t.gone = true,
-                _ => {}
-            }
-            t.observe(&Seen {
-                text,
-                title,
-                osc,
-                progress,
-            });
-            t.find_transcript();
-            t.advance_turn(version, quiet);
-            match t.launch {
-                Launch::Shell => todo = Todo::Launch(t.def.command_line()),
-                Launch::Running(since) if t.queued.is_some() && !t.gone => {
-                    let ready_screen = match &t.ready {
-                        Some(re) => re.is_match(&last_text),
-                        None => quiet >= READY_QUIET_FALLBACK,
-                    };
-                    if t.dialog.is_none()
-                        && t.status != Status::NeedsYou
-                        && ready_screen
-                        && quiet >= READY_QUIET
-                    {
-                        todo = Todo::Prompt;
-                    } else if now.duration_since(since) >= READY_MAX && t.status != Status::NeedsYou
-                    {
-                        if let Some((id, _)) = t.queued.take() {
-                            if let Some(turn) = t.turns.iter_mut().find(|x| x.id == id) {
-                                turn.stalled = Some(format!(
-                                    "the agent never showed its prompt box within {} s",
-                                    READY_MAX.as_secs()
-                                ));
-                            }
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-        match todo {
-            Todo::Nothing => {}
-            Todo::Launch(line) => match typist::shell_ready(s, shell_started) {
-                Readiness::NotYet => {}
-                Readiness::Gone => {}
-                Readiness::Ready => {
-                    let _typing = s.meta.agent.typing.lock();
-                    if let Ok(typed) = typist::input_steps(&line, &[]) {
-                        let _ = typist::submit(s, typed, true);
-                    }
-                    if let Some(t) = s.meta.agent.track.lock().as_mut() {
-                        t.launch = Launch::Typed(Instant::now());
-                    }
-                }
-            },
-            Todo::Prompt => {
-                let queued = s
-                    .meta
-                    .agent
-                    .track
-                    .lock()
-                    .as_mut()
-                    .and_then(|t| t.queued.take());
-                if let Some((id, text)) = queued {
-                    let _ = type_turn(s, &text, Some(id));
-                }
-            }
-        }
+        own.or(x.cursor)
     }
-}
-
-enum Todo {
-    Nothing,
-    Launch(String),
-    Prompt,
-}
-
-/// How long after its first delivery a session without a hook-named transcript takes the
-/// newest candidate file when none holds one of its prompts.
-const BIND_GRACE: Duration = Duration::from_secs(10);
-
-/// The part of a delivered text to look for in a transcript: its last non-empty line,
-/// trimmed (an envelope before it does not matter), matched whole by
-/// [`transcript::is_prompt_for`].
-fn needle(text: &str) -> Option<&str> {
-    text.lines().map(str::trim).rfind(|l| !l.is_empty())
-}
-
-/// Transcript files bound by a search (not named by a hook), host-wide: a file is one
-/// session's, so agents of one kind given the same prompt at once each get their own.
-static CLAIMED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
-
-/// What a `send` to an agent did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Sent {
-    /// The turn the wait follows.
-    pub turn: u64,
-    /// The status sequence the wait starts after.
-    pub seq: u64,
-    /// The transcript, when known.
-    pub transcript: Option<PathBuf>,
-    /// Its line count before the text.
-    pub cursor: Option<u64>,
-}
-
-/// Types a prompt into an agent (SC-02, SC-03): bracketed paste when the text spans lines or
-/// the agent has mode 2004 on, else typed; then, after the agent's quiet gap, a Return in its
-/// own write. `turn` is the queued turn being delivered; `None` makes a new turn.
-///
-/// Errors: `session_exited` when the program has ended.
-fn type_turn(s: &Tracked, text: &str, turn: Option<u64>) -> Result<Sent, HostError> {
-    let _typing = s.meta.agent.typing.lock();
-    let (gap, path) = {
-        let g = s.meta.agent.track.lock();
-        let t = g.as_ref().ok_or_else(|| not_agent(s))?;
-        if t.gone {
-            // The shell is in front again: typing would run the text as a command.
-            return Err(HostError::new(
-                ErrorCode::SessionExited,
-                "the agent exited back to its shell; nothing was typed",
-            ));
-        }
-        (Duration::from_millis(t.def.quiet_ms), t.transcript.clone())
-    };
-    let cursor = path.as_deref().map(transcript::line_count);
-    let paste = text.contains('\n') || s.lock().emulator.modes().bracketed_paste;
-    let input = if paste {
-        Input::Paste(text.to_string())
-    } else {
-        Input::Text(text.to_string())
-    };
-    let step = if paste {
-        Step::Paste(text.to_string())
-    } else {
-        Step::Text(text.to_string())
-    };
-    s.send(vec![step])?;
-    std::thread::sleep(gap);
-    let version = s.lock().version;
-    let enter = keys::parse_key("Enter")
-        .map_err(|e| HostError::new(ErrorCode::InvalidRequest, e.to_string()))?;
-    // The turn counts as delivered before its Return is written, so the fastest reaction to
-    // it (a hook reporting `working` at once) is already the turn's.
-    let sent = {
-        let mut g = s.meta.agent.track.lock();
-        let t = g.as_mut().ok_or_else(|| not_agent(s))?;
-        let id = match turn {
-            Some(id) => id,
-            None => {
-                let id = t.next_turn;
-                t.next_turn += 1;
-                t.turns.push(Turn::new(id));
-                id
-            }
-        };
-        let seq = t.seq;
-        if let Some(x) = t.turns.iter_mut().find(|x| x.id == id) {
-            x.delivered = Some(Instant::now());
-            x.cursor = cursor;
-            x.seq_at_delivery = seq;
-            x.version_at_delivery = version;
-            x.text = text.to_string();
-        }
-        // Keep the last few turns only.
-        let keep = t.turns.len().saturating_sub(8);
-        t.turns.drain(..keep);
-        Sent {
-            turn: id,
-            seq,
-            transcript: t.transcript.clone(),
-            cursor,
-        }
-    };
-    s.send(vec![Step::Key(enter)])?;
-    s.record(Entry::Send {
-        inputs: vec![input, Input::Keys("Enter".into())],
-    });
-    Ok(sent)
-}
-
-fn not_agent(s: &Tracked) -> HostError {
-    HostError::new(
-        ErrorCode::InvalidOperation,
-        format!("session {} is not an agent session", s.id),
-    )
-}
-
-/// `send` to an agent session: waits (≤ [`READY_MAX`]) for a queued spawn prompt to be
-/// delivered unless the agent is asking something; then either answers the question (the
-/// text and Return go to the dialog, the current turn continues) or types a new prompt
-/// ([`type_turn`]). `keys`/no Return: typed as given, no new turn.
-///
-/// Errors: `session_exited`.
-pub fn send(
-    s: &Tracked,
-    text: &str,
-    typed: Typed,
-    with_keys: bool,
-    enter: bool,
-) -> Result<Sent, HostError> {
-    let until = Instant::now() + READY_MAX;
-    loop {
-        let waiting = {
-            let g = s.meta.agent.track.lock();
-            g.as_ref().is_some_and(|t| {
-                t.queued.is_some() && t.status != Status::NeedsYou && !t.gone && !t.closed
-            })
-        };
-        if !waiting || Instant::now() >= until || s.lock().state != State::Running {
-            break;
-        }
-        std::thread::sleep(TICK);
-    }
-    let (asking, current, seq, path) = {
-        let g = s.meta.agent.track.lock();
-        let t = g.as_ref().ok_or_else(|| not_agent(s))?;
-        let current = t
-            .queued
-            .as_ref()
-            .map(|q| q.0)
-            .or_else(|| t.turns.last().map(|x| x.id))
-            .unwrap_or(0);
-        (
-            t.status == Status::NeedsYou,
-            current,
-            t.seq,
-            t.transcript.clone(),
-        )
-    };
-    let plain = !enter || text.is_empty() || with_keys;
-    if asking || plain {
-        let cursor = path.as_deref().map(transcript::line_count);
-        // Marked before the answer is typed: the agent may act on it at once.
-        let seq_after = {
-            let mut g = s.meta.agent.track.lock();
-            let t = g.as_mut().ok_or_else(|| not_agent(s))?;
-            if asking {
-                t.answered = Some(Instant::now());
-                t.answered_dialog = Some((t.dialog.take(), Instant::now()));
-                t.recompute();
-            }
-            t.seq
-        };
-        {
-            let _typing = s.meta.agent.typing.lock();
-            typist::submit(s, typed, enter)?;
-        }
-        return Ok(Sent {
-            turn: current,
-            seq: if asking { seq_after } else { seq },
-            transcript: path,
-            cursor,
-        });
-    }
-    type_turn(s, text, None)
-}
-
-/// One turn probe: blocks until turn `id` is decided (for a wait that started at `from_seq`)
-/// or `budget` passes.
-pub fn probe(s: &Tracked, id: u64, from_seq: u64, budget: Duration) -> TurnProbe {
-    let end = Instant::now() + budget;
-    loop {
-        let running = s.lock().state == State::Running;
-        let (outcome, message, view, range, start) = {
-            let g = s.meta.agent.track.lock();
-            match g.as_ref() {
-                None => (
-                    Outcome::Stalled,
-                    Some("not an agent session".to_string()),
-                    None,
-                    None,
-                    None,
-                ),
-                Some(t) => {
-                    let (o, m) = t.outcome(id, from_seq, running);
-                    let turn = t.turns.iter().find(|x| x.id == id);
-                    let range = turn.and_then(|x| {
-                        x.settled
-                            .filter(|_| x.cursor.is_some() || t.transcript.is_some())
-                    });
-                    // Not settled (timed out, needs-you): where the response will start, past
-                    // the turn's own prompt line once the transcript holds it (a late line of
-                    // the turn before may follow the count taken at delivery).
-                    let start = turn.and_then(|x| {
-                        let own = t.transcript.as_deref().and_then(|p| {
-                            let n = needle(&x.text)?;
-                            let from = x.cursor.unwrap_or(0);
-                            let lines = transcript::lines(p, from, transcript::line_count(p));
-                            let i = lines
-                                .iter()
-                                .rposition(|l| transcript::is_prompt_for(l, n))?;
-                            Some(from + i as u64 + 1)
-                        });
-                        own.or(x.cursor)
-                    });
-                    (o, m, Some(t.view()), range, start)
-                }
-            }
-        };
-        if outcome != Outcome::Pending || Instant::now() >= end {
-            let view = view.unwrap_or(View {
-                agent: String::new(),
-                status: termio_status(s),
-                reason: String::new(),
-                since: SystemTime::now(),
-                prompt: None,
-                transcript: None,
-                cursor_end: None,
-                seq: 0,
-                settling: false,
-            });
-            let settled = outcome == Outcome::Settled;
-            return TurnProbe {
-                target: link_of(s),
-                title: title_of(s),
-                outcome,
-                status: view.status,
-                reason: view.reason,
-                prompt: (outcome == Outcome::NeedsYou)
-                    .then_some(view.prompt)
-                    .flatten(),
-                transcript: view
-                    .transcript
-                    .as_ref()
-                    .map(|p| p.to_string_lossy().into_owned()),
-                cursor: match range.filter(|_| settled) {
-                    Some(r) => Some(r.0),
-                    None => start.filter(|_| view.transcript.is_some()),
-                },
-                cursor_end: range.filter(|_| settled).map(|r| r.1),
-                message,
-            };
-        }
-        std::thread::sleep(TICK);
-    }
-}
-
-/// A hook's report (`termio agent report`): `state` is `working|idle|done|needs-you|auto`
-/// (`auto`: from `event` and the hook's stdin `input`, see
-/// [`crate::termio::agents::auto_state`]). Also takes the transcript path (`transcript_path`),
-/// the Stop hook's `last_assistant_message` (or Codex notify's `last-assistant-message`) for
-/// the transcript catch-up (SC-14), and `message` for `needs-you`. A session that is not an
-/// agent session yet becomes one of kind `agent` (its status then from hooks only).
-///
-/// Errors: `bad_request` for an unknown state.
-pub fn apply_report(
-    s: &Tracked,
-    state: &str,
-    agent: &str,
-    event: &str,
-    input: &Value,
-) -> Result<(), String> {
-    let status = match state {
-        "auto" => agents::auto_state(event, input),
-        "working" => Some(Status::Working),
-        "idle" => Some(Status::Idle),
-        "done" => Some(Status::Done),
-        "needs-you" => Some(Status::NeedsYou),
-        other => return Err(format!("unknown state {other:?}")),
-    };
-    let mut g = s.meta.agent.track.lock();
-    if g.is_none() {
-        let def = agents::Registry::load()
-            .ok()
-            .and_then(|r| r.get(agent).ok())
-            .unwrap_or_else(|| AgentDef {
-                name: agent.to_string(),
-                command: agent.to_string(),
-                ..AgentDef::default()
-            });
-        *g = Some(Track::new(def, s.meta.cwd().to_path_buf(), Launch::Adopted));
-    }
-    let t = g.as_mut().expect("set above");
-    let text = |k: &str| {
-        input
-            .get(k)
-            .and_then(Value::as_str)
-            .map(str::trim)
-            .filter(|v| !v.is_empty())
-            .map(str::to_string)
-    };
-    if let Some(p) = text("transcript_path") {
-        t.transcript = Some(PathBuf::from(p));
-    }
-    if let Some(m) = text("last_assistant_message").or_else(|| text("last-assistant-message")) {
-        if let Some(turn) = t.turns.iter_mut().rev().find(|x| x.delivered.is_some()) {
-            turn.last_message = Some(m);
-        }
-    }
-    if let Some(status) = status {
-        t.hook = Some(Said {
-            status,
-            reason: if event.is_empty() {
-                format!("hook report {state}")
-            } else {
-                format!("hook {event}")
-            },
-            message: text("message"),
-            at: Instant::now(),
-        });
-        t.recompute();
-    }
-    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
+    //! The machine driven by scripts: each step happens at a time (ms after the start), feeds
+    //! one observation and states the status and reason `list` shows then.
+
+    use std::cell::RefCell;
+
     use super::*;
+    use Ev::*;
+    use Status::*;
 
-    fn track() -> Track {
-        let mut t = Track::new(AgentDef::default(), "/".into(), Launch::Adopted);
-        t.turns.push(Turn::new(1));
-        t.turns[0].delivered = Some(Instant::now());
-        t
+    /// One scripted observation (or action of the monitor).
+    #[derive(Debug, Clone)]
+    enum Ev {
+        /// The screen now shows this text (a look follows).
+        Screen(&'static str),
+        /// The title now is this (a look follows).
+        Title(&'static str),
+        /// One more OSC 7501 report with this state (a look follows).
+        Osc(&'static str),
+        /// One more OSC 7501 report with a state and a message (a look follows).
+        OscSays(&'static str, &'static str),
+        /// This many more OSC 9;4 reports, the last with this state (a look follows).
+        Progress(u64, u8),
+        /// The agent holds the terminal or not (a look follows).
+        Front(bool),
+        /// A look with nothing new.
+        Look,
+        /// The session's program ended (a look follows).
+        Exit,
+        /// A hook reports a status from an event.
+        Hook(Status, &'static str),
+        /// The Stop hook reports `done` with the turn's last assistant message.
+        Stop(&'static str),
+        /// The monitor typed the agent's command line.
+        Typed,
+        /// A prompt is delivered as a new turn.
+        Deliver(&'static str),
+        /// The queued prompt is delivered.
+        DeliverQueued,
+        /// An answer is typed into the asking agent.
+        Answer,
+        /// A line is appended to the transcript.
+        Append(&'static str),
+        /// What is due now (checked).
+        IsDue(Due),
+        /// The question shown (checked).
+        Asks(&'static str),
+        /// The transcript line count when the last turn settled (checked).
+        CursorEnd(u64),
+        /// Whether a delivered turn has not settled yet (checked).
+        Settling(bool),
     }
 
-    fn hook(t: &mut Track, status: Status, event: &str) {
-        t.hook = Some(Said {
-            status,
-            reason: format!("hook {event}"),
-            message: None,
-            at: Instant::now(),
-        });
-        t.recompute();
+    /// An in-memory transcript at `/t.jsonl`, bound once it holds a delivered prompt.
+    #[derive(Default)]
+    struct Mem(RefCell<Vec<String>>);
+
+    impl Transcripts for Mem {
+        fn line_count(&self, _: &Path) -> u64 {
+            self.0.borrow().len() as u64
+        }
+
+        fn lines(&self, _: &Path, from: u64, to: u64) -> Vec<String> {
+            let lines = self.0.borrow();
+            let to = (to as usize).min(lines.len());
+            lines[(from as usize).min(to)..to].to_vec()
+        }
+
+        fn bind(&self, search: &Search<'_>) -> Option<PathBuf> {
+            let ours = self.0.borrow().iter().any(|l| {
+                search
+                    .needles
+                    .iter()
+                    .any(|n| transcript::is_prompt_for(l, n))
+            });
+            (ours || search.any).then(|| PathBuf::from("/t.jsonl"))
+        }
     }
 
-    #[test]
-    fn a_turn_rests_only_after_working() {
-        let mut t = track();
-        hook(&mut t, Status::Done, "Stop");
-        assert!(
-            t.turns[0].rested_at.is_none(),
-            "done before working is no rest"
-        );
-        hook(&mut t, Status::Working, "UserPromptSubmit");
-        hook(&mut t, Status::Done, "Stop");
-        assert!(t.turns[0].rested_at.is_some() && t.turns[0].rest_by_hook);
-        assert_eq!(t.reason, "hook Stop");
-        // Shown as working until the transcript caught up (the turn settled).
-        assert_eq!(t.view().status, Status::Working);
-        t.turns[0].settled = Some((0, 0));
-        assert_eq!(
-            (t.view().status, t.view().reason),
-            (Status::Done, "hook Stop".into())
-        );
+    /// The session as the script leaves it, and the machine watching it.
+    struct Sim {
+        track: Track,
+        seen: Seen,
+        osc_reports: u64,
+        screen: String,
+        changed: Instant,
+        looked_version: u64,
+        files: Mem,
     }
 
-    #[test]
-    fn progress_reports_are_a_source() {
-        let mut t = track();
-        let seen = |n, state| Seen {
-            text: None,
-            title: None,
-            osc: None,
-            progress: Some((n, state)),
+    impl Sim {
+        fn new(track: Track, t0: Instant) -> Sim {
+            Sim {
+                track,
+                seen: Seen {
+                    running: true,
+                    version: 1,
+                    ..Seen::default()
+                },
+                osc_reports: 0,
+                screen: String::new(),
+                changed: t0,
+                looked_version: 0,
+                files: Mem::default(),
+            }
+        }
+
+        fn look(&mut self, now: Instant) {
+            self.seen.quiet = now.duration_since(self.changed);
+            self.seen.text =
+                (self.seen.version != self.looked_version).then(|| self.screen.clone());
+            self.looked_version = self.seen.version;
+            self.track.observe(&self.seen, now, &self.files);
+        }
+
+        fn redraw(&mut self, now: Instant) {
+            self.seen.version += 1;
+            self.changed = now;
+        }
+
+        fn step(&mut self, ev: &Ev, now: Instant, name: &str, ms: u64) {
+            let hook = |status, reason: String, last_message| Report {
+                status: Some(status),
+                reason,
+                last_message,
+                ..Report::default()
+            };
+            match ev.clone() {
+                Screen(text) => {
+                    self.screen = text.to_string();
+                    self.redraw(now);
+                    self.look(now);
+                }
+                Title(title) => {
+                    self.seen.title = Some(title.to_string());
+                    self.look(now);
+                }
+                Osc(state) | OscSays(state, _) => {
+                    self.osc_reports += 1;
+                    let message = match ev {
+                        OscSays(_, m) => Some(m.to_string()),
+                        _ => None,
+                    };
+                    let status = ProgramStatus {
+                        state: state.to_string(),
+                        kind: None,
+                        message,
+                    };
+                    self.seen.osc = Some((self.osc_reports, status));
+                    self.look(now);
+                }
+                Progress(more, state) => {
+                    let count = self.seen.progress.map_or(0, |p| p.0) + more;
+                    self.seen.progress = Some((count, state));
+                    self.look(now);
+                }
+                Front(front) => {
+                    self.seen.agent_front = front;
+                    self.look(now);
+                }
+                Look => self.look(now),
+                Exit => {
+                    self.seen.running = false;
+                    self.look(now);
+                }
+                Hook(status, event) => {
+                    self.track
+                        .report(hook(status, format!("hook {event}"), None), now);
+                }
+                Stop(message) => {
+                    let report = hook(Done, "hook Stop".into(), Some(message.to_string()));
+                    self.track.report(report, now);
+                }
+                Typed => self.track.command_typed(now),
+                Deliver(text) => {
+                    let cursor = Some(self.files.line_count(Path::new("/t.jsonl")));
+                    self.track
+                        .deliver(None, text, cursor, self.seen.version, now);
+                }
+                DeliverQueued => {
+                    let (id, text) = self.track.take_queued().expect("a queued prompt");
+                    self.track
+                        .deliver(Some(id), &text, None, self.seen.version, now);
+                }
+                Answer => {
+                    self.track.answer(now);
+                }
+                Append(line) => self.files.0.borrow_mut().push(line.to_string()),
+                IsDue(due) => {
+                    let quiet = now.duration_since(self.changed);
+                    assert_eq!(self.track.due(quiet, now), due, "{name}, at {ms} ms");
+                }
+                Asks(question) => assert_eq!(
+                    self.track.view().prompt.as_deref(),
+                    Some(question),
+                    "{name}, at {ms} ms"
+                ),
+                Settling(settling) => {
+                    assert_eq!(self.track.view().settling, settling, "{name}, at {ms} ms")
+                }
+                CursorEnd(n) => {
+                    assert_eq!(self.track.view().cursor_end, Some(n), "{name}, at {ms} ms")
+                }
+            }
+        }
+    }
+
+    /// What `list` shows after a step (status and reason), when the step checks it.
+    type Shown = Option<(Status, &'static str)>;
+
+    /// A scripted session: how the track starts, then `(ms, observation, shown after it)`.
+    struct Script {
+        name: &'static str,
+        def: AgentDef,
+        spawned: bool,
+        steps: Vec<(u64, Ev, Shown)>,
+    }
+
+    fn run(script: &Script) {
+        let t0 = Instant::now();
+        let wall = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+        let track = if script.spawned {
+            Track::spawned(
+                script.def.clone(),
+                "/p".into(),
+                "fix the bug".into(),
+                t0,
+                wall,
+            )
+        } else {
+            Track::adopted(script.def.clone(), "/p".into(), t0, wall)
         };
-        t.observe(&seen(1, 0));
-        assert_eq!(t.status, Status::Idle, "removed before shown says nothing");
-        t.observe(&seen(2, 3));
-        assert_eq!(t.status, Status::Working);
-        assert_eq!(t.reason, "osc 9;4 progress state 3");
-        t.observe(&seen(3, 0));
-        assert_eq!(t.status, Status::Done);
-        assert!(t.turns[0].rested_at.is_some());
+        let mut sim = Sim::new(track, t0);
+        for (ms, ev, expect) in &script.steps {
+            let now = t0 + Duration::from_millis(*ms);
+            sim.step(ev, now, script.name, *ms);
+            if let Some((status, reason)) = expect {
+                let view = sim.track.view();
+                assert_eq!(
+                    (view.status, view.reason.as_str()),
+                    (*status, *reason),
+                    "{}, at {ms} ms after {ev:?}",
+                    script.name
+                );
+            }
+        }
+    }
+
+    fn def() -> AgentDef {
+        AgentDef {
+            name: "claude".into(),
+            command: "claude".into(),
+            ..AgentDef::default()
+        }
+    }
+
+    fn rule(pattern: &str, state: Status) -> agents::Rule {
+        agents::Rule {
+            pattern: pattern.into(),
+            state,
+        }
+    }
+
+    const DIALOG: &str = "Allow it?\n❯ 1. Yes\n  2. No";
+    const ENDING: &str = "turn ending: waiting for the transcript to catch up";
+    const PROMPT: &str = r#"{"type":"user","message":{"role":"user","content":"fix the bug"}}"#;
+    const REPLY: &str = r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"FIXED"}]}}"#;
+
+    #[test]
+    fn scripted_agent_sessions() {
+        let scripts = [
+            Script {
+                name: "hook reports drive the status; a turn shows working until it settles",
+                def: def(),
+                spawned: false,
+                steps: vec![
+                    (0, Look, Some((Idle, "starting"))),
+                    (0, Deliver("fix the bug"), None),
+                    (10, Hook(Working, "UserPromptSubmit"), Some((Working, "hook UserPromptSubmit"))),
+                    (500, Hook(Done, "Stop"), Some((Working, ENDING))),
+                    (600, Look, Some((Working, ENDING))),
+                    // No transcript: settled CATCH_UP after the hook's rest.
+                    (1500, Look, Some((Done, "hook Stop"))),
+                ],
+            },
+            Script {
+                name: "done before working is no rest",
+                def: def(),
+                spawned: false,
+                steps: vec![
+                    (0, Deliver("fix the bug"), None),
+                    (10, Hook(Done, "Stop"), Some((Done, "hook Stop"))),
+                    (20, Hook(Working, "UserPromptSubmit"), Some((Working, "hook UserPromptSubmit"))),
+                    (30, Hook(Done, "Stop"), Some((Working, ENDING))),
+                ],
+            },
+            Script {
+                name: "OSC 7501 reports, blocked with its message",
+                def: def(),
+                spawned: false,
+                steps: vec![
+                    (0, Osc("working"), Some((Working, "osc 7501 state=working"))),
+                    (100, OscSays("blocked", "May I run rm?"), Some((NeedsYou, "osc 7501 state=blocked"))),
+                    (100, Asks("May I run rm?"), None),
+                    (200, Osc("error"), Some((Done, "osc 7501 state=error"))),
+                    (300, Osc("idle"), Some((Idle, "osc 7501 state=idle"))),
+                    (400, Osc("dancing"), Some((Idle, "osc 7501 state=idle"))),
+                ],
+            },
+            Script {
+                name: "hooks outrank OSC 7501",
+                def: def(),
+                spawned: false,
+                steps: vec![
+                    (0, Osc("working"), Some((Working, "osc 7501 state=working"))),
+                    (100, Hook(Done, "Stop"), Some((Done, "hook Stop"))),
+                    (200, Osc("blocked"), Some((Done, "hook Stop"))),
+                ],
+            },
+            Script {
+                name: "OSC 9;4 progress: shown is working, removed after it is done",
+                def: def(),
+                spawned: false,
+                steps: vec![
+                    (0, Progress(1, 0), Some((Idle, "starting"))),
+                    (100, Progress(1, 3), Some((Working, "osc 9;4 progress state 3"))),
+                    (200, Progress(1, 1), Some((Working, "osc 9;4 progress state 3"))),
+                    (300, Progress(1, 0), Some((Done, "osc 9;4 progress state 0"))),
+                ],
+            },
+            Script {
+                name: "OSC 9;4: several reports between two looks ending removed went through working",
+                def: def(),
+                spawned: false,
+                steps: vec![
+                    (0, Deliver("fix the bug"), None),
+                    (100, Progress(2, 0), Some((Working, ENDING))),
+                    (1500, Look, Some((Done, "osc 9;4 progress state 0"))),
+                ],
+            },
+            Script {
+                name: "title rules; no rule matching after working is done",
+                def: AgentDef {
+                    title_rules: vec![rule("^[⠋⠙⠹]", Working), rule("^✳", Idle)],
+                    ..def()
+                },
+                spawned: false,
+                steps: vec![
+                    (0, Title("✳ Claude"), Some((Idle, "title rule ^✳"))),
+                    (100, Title("⠋ Working"), Some((Working, "title rule ^[⠋⠙⠹]"))),
+                    (200, Title("Claude"), Some((Done, "title no longer working"))),
+                ],
+            },
+            Script {
+                name: "screen rules keep their last word while none matches",
+                def: AgentDef {
+                    screen_rules: vec![rule("esc to interrupt", Working), rule("(?m)^> *$", Idle)],
+                    ..def()
+                },
+                spawned: false,
+                steps: vec![
+                    (0, Screen("✻ Thinking… (esc to interrupt)"), Some((Working, "screen rule esc to interrupt"))),
+                    (100, Screen("output scrolls"), Some((Working, "screen rule esc to interrupt"))),
+                    (200, Screen("done\n> "), Some((Idle, "screen rule (?m)^> *$"))),
+                ],
+            },
+            Script {
+                name: "a dialog on screen is needs-you; an answered dialog lingering is not a new question",
+                def: def(),
+                spawned: false,
+                steps: vec![
+                    (0, Hook(Working, "PreToolUse"), Some((Working, "hook PreToolUse"))),
+                    (100, Screen(DIALOG), Some((NeedsYou, "dialog on screen"))),
+                    (100, Asks("Allow it?"), None),
+                    (200, Answer, Some((Working, "hook PreToolUse"))),
+                    (300, Screen(DIALOG), Some((Working, "hook PreToolUse"))),
+                    // Still there past the grace: the answer was eaten, it asks again.
+                    (2400, Screen(DIALOG), Some((NeedsYou, "dialog on screen"))),
+                ],
+            },
+            Script {
+                name: "dialogs off: the question is shown only as the prompt of needs-you",
+                def: AgentDef {
+                    dialogs: false,
+                    ..def()
+                },
+                spawned: false,
+                steps: vec![
+                    (0, Screen(DIALOG), Some((Idle, "starting"))),
+                    (100, Hook(NeedsYou, "Notification"), Some((NeedsYou, "hook Notification"))),
+                    (100, Asks("Allow it?"), None),
+                ],
+            },
+            Script {
+                name: "an answered needs-you is working until a source moves on",
+                def: def(),
+                spawned: false,
+                steps: vec![
+                    (0, Hook(NeedsYou, "PermissionRequest"), Some((NeedsYou, "hook PermissionRequest"))),
+                    (0, Asks("the agent is waiting for an answer"), None),
+                    (100, Answer, Some((Working, "answered"))),
+                    (200, Hook(Working, "PostToolUse"), Some((Working, "answered"))),
+                    (300, Hook(Done, "Stop"), Some((Done, "hook Stop"))),
+                ],
+            },
+            Script {
+                name: "spawned: the command, then the agent in front, then leaving it",
+                def: AgentDef {
+                    ready: Some("(?m)^> *$".into()),
+                    ..def()
+                },
+                spawned: true,
+                steps: vec![
+                    (0, Look, Some((Idle, "starting; prompt queued"))),
+                    (0, IsDue(Due::Launch("claude".into())), None),
+                    (100, Typed, None),
+                    (100, IsDue(Due::Nothing), None),
+                    (200, Front(true), Some((Idle, "starting; prompt queued"))),
+                    (300, Screen("Welcome\n> "), None),
+                    // Still for READY_QUIET with the ready rule on screen: the prompt is due.
+                    (400, IsDue(Due::Nothing), None),
+                    (600, IsDue(Due::Prompt), None),
+                    (600, DeliverQueued, None),
+                    (700, Osc("working"), Some((Working, "osc 7501 state=working"))),
+                    (800, Front(false), Some((Exited, "agent exited back to its shell"))),
+                ],
+            },
+            Script {
+                name: "spawned: a command that never takes the terminal is agent gone",
+                def: def(),
+                spawned: true,
+                steps: vec![
+                    (0, Typed, None),
+                    (9_000, Look, Some((Idle, "starting; prompt queued"))),
+                    (
+                        10_000,
+                        Look,
+                        Some((Exited, r#"agent gone: "claude" never took the terminal within 10 s (not installed?)"#)),
+                    ),
+                ],
+            },
+            Script {
+                name: "a prompt with no effect within STALL is stalled",
+                def: def(),
+                spawned: false,
+                steps: vec![
+                    (0, Deliver("fix the bug"), None),
+                    (4_900, Look, Some((Idle, "starting"))),
+                    (
+                        5_000,
+                        Look,
+                        Some((Idle, "prompt stalled: the prompt had no effect within 5 s (no status move, no screen change)")),
+                    ),
+                ],
+            },
+            Script {
+                name: "no status signal at all: a screen change is the effect, stillness settles",
+                def: def(),
+                spawned: false,
+                steps: vec![
+                    (0, Deliver("fix the bug"), None),
+                    (100, Screen("working on it"), Some((Idle, "starting"))),
+                    (1_500, Look, Some((Idle, "starting"))),
+                    (1_500, Settling(true), None),
+                    (1_600, Look, Some((Idle, "starting"))),
+                    (1_600, Settling(false), None),
+                ],
+            },
+            Script {
+                name: "the Stop hook's last message settles the turn once the transcript holds it",
+                def: AgentDef {
+                    transcript: Some("/t.jsonl".into()),
+                    ..def()
+                },
+                spawned: false,
+                steps: vec![
+                    (0, Deliver("fix the bug"), None),
+                    (10, Hook(Working, "UserPromptSubmit"), Some((Working, "hook UserPromptSubmit"))),
+                    (20, Append(PROMPT), None),
+                    (1_020, Look, Some((Working, "hook UserPromptSubmit"))),
+                    (2_000, Stop("FIXED"), Some((Working, ENDING))),
+                    (2_100, Look, Some((Working, ENDING))),
+                    (2_200, Append(REPLY), None),
+                    (2_300, Look, Some((Done, "hook Stop"))),
+                    (2_300, CursorEnd(2), None),
+                ],
+            },
+            Script {
+                name: "the session ending closes the track",
+                def: def(),
+                spawned: false,
+                steps: vec![
+                    (0, Hook(Working, "UserPromptSubmit"), Some((Working, "hook UserPromptSubmit"))),
+                    (100, Exit, Some((Exited, "session closed"))),
+                ],
+            },
+        ];
+        for script in &scripts {
+            run(script);
+        }
     }
 
     #[test]
-    fn dialogs_win_over_sources_and_answers_override_needs_you() {
-        let mut t = track();
-        hook(&mut t, Status::Working, "PreToolUse");
-        t.observe(&Seen {
-            text: Some("Allow it?\n❯ 1. Yes\n  2. No".into()),
-            title: None,
-            osc: None,
-            progress: None,
-        });
-        assert_eq!(t.status, Status::NeedsYou);
-        assert_eq!(t.view().prompt.as_deref(), Some("Allow it?"));
-        let seq = t.seq;
-        assert_eq!(t.outcome(1, seq - 1, true).0, Outcome::NeedsYou);
-        assert_eq!(t.outcome(1, seq, true).0, Outcome::Pending);
-        hook(&mut t, Status::NeedsYou, "PermissionRequest");
-        t.answered = Some(Instant::now());
-        t.dialog = None;
-        t.recompute();
-        assert_eq!(t.status, Status::Working);
-        assert_eq!(t.reason, "answered");
+    fn turn_outcomes_follow_the_wait() {
+        let t0 = Instant::now();
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        let mut t = Track::adopted(def(), "/p".into(), t0, SystemTime::now());
+        let turn = t.deliver(None, "fix the bug", None, 1, at(0)).turn;
+        let hook = |status, event: &str| Report {
+            status: Some(status),
+            reason: format!("hook {event}"),
+            ..Report::default()
+        };
+        t.report(hook(Working, "PreToolUse"), at(10));
+        assert_eq!(t.outcome(turn, 0, true).0, Outcome::Pending);
+        let asked = t
+            .report(hook(NeedsYou, "PermissionRequest"), at(20))
+            .unwrap();
+        assert_eq!(t.outcome(turn, asked.seq - 1, true).0, Outcome::NeedsYou);
+        assert_eq!(
+            t.outcome(turn, asked.seq, true).0,
+            Outcome::Pending,
+            "seen already"
+        );
+        assert_eq!(
+            t.asked_since(0),
+            [(asked.seq, Some("the agent is waiting for an answer".into()))]
+        );
+        t.answer(at(30));
+        t.report(hook(Done, "Stop"), at(40));
+        t.observe(
+            &Seen {
+                running: true,
+                version: 1,
+                ..Seen::default()
+            },
+            at(1_100),
+            &Mem::default(),
+        );
+        assert_eq!(t.outcome(turn, asked.seq, true).0, Outcome::Settled);
+        assert_eq!(t.outcome(turn, asked.seq, false).0, Outcome::Closed);
+        assert_eq!(
+            t.outcome(7, asked.seq, true),
+            (Outcome::Stalled, Some("no turn 7".into()))
+        );
     }
 }
