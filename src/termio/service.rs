@@ -25,7 +25,7 @@ use super::error::{Code, Error};
 use super::link::{self, Candidate};
 use super::project::Registry;
 use super::reply::{self, SessionEntry, Status, Success};
-use super::stall::{self, Detector, Sample, StallConfig};
+use super::stall::{self, Detector, Disk, Sample, StallConfig};
 use super::status::monitor;
 use super::status::shell::SUBMIT_GRACE;
 use super::tracked::{
@@ -44,11 +44,12 @@ use crate::host::session::{self, Session, Shared, State};
 use crate::pty::SpawnSpec;
 
 /// termio's extension of the session host: its table of per-session data and the stall
-/// detector (with when its config was read; only the host's monitor thread uses it).
+/// detector (with its measurements on disk and when its config was read; only the host's
+/// monitor thread uses it).
 #[derive(Default)]
 pub struct Service {
     table: Table,
-    stall: Mutex<Option<(Detector, Instant)>>,
+    stall: Mutex<Option<(Detector, Disk, Instant)>>,
 }
 
 /// termio's extension, for the binaries to install when they run the host.
@@ -163,8 +164,8 @@ impl Service {
     fn detect_stalls(&self, fresh: &[Fresh<'_>], parts: &[Option<SummaryPart>]) -> Vec<Event> {
         let mut guard = self.stall.lock().unwrap_or_else(|e| e.into_inner());
         let now = Instant::now();
-        let (detector, loaded) =
-            guard.get_or_insert_with(|| (Detector::new(StallConfig::load()), now));
+        let (detector, disk, loaded) =
+            guard.get_or_insert_with(|| (Detector::new(StallConfig::load()), Disk::default(), now));
         if now.duration_since(*loaded) >= stall::RELOAD {
             detector.set_config(StallConfig::load());
             *loaded = now;
@@ -178,7 +179,7 @@ impl Service {
                 transcript: part.entry.transcript.as_deref().map(Path::new),
                 output_lines: f.session.lock().emulator.line_feeds(),
             };
-            if let Some(evidence) = detector.observe(f.id, &sample, now) {
+            if let Some(evidence) = detector.observe(f.id, &sample, now, disk) {
                 fired.push(Event::Stalled {
                     session_id: f.id.to_string(),
                     summary: Some(f.summary.clone()),
