@@ -203,6 +203,8 @@ fn adopt(table: &Table, sessions: &mut HashMap<String, Arc<Session>>, s: &Tracke
     sessions.insert(s.id.clone(), s.session.clone());
 }
 
+/// One termio request against the registry (see [`Service`]'s `handle`); a termio error is
+/// the reply.
 fn handle_inner(
     table: &Table,
     host: Context<'_>,

@@ -172,14 +172,12 @@ impl Table {
         self.lock().remove(id);
     }
 
-    /// `session` with its meta. A session termio was never told about (none in practice)
-    /// gets an empty meta: a plain terminal in `/`'s project.
+    /// `session` with its meta. A session termio does not keep (never told about, or just
+    /// forgotten while a monitor tick still summarises it) gets a fresh empty meta, not kept:
+    /// a plain terminal in `/`'s project.
     pub fn get(&self, session: &Arc<Session>) -> Tracked {
-        let meta = self
-            .lock()
-            .entry(session.id.clone())
-            .or_insert_with(|| Arc::new(Meta::new(Vec::new(), "/".into(), None)))
-            .clone();
+        let kept = self.lock().get(&session.id).cloned();
+        let meta = kept.unwrap_or_else(|| Arc::new(Meta::new(Vec::new(), "/".into(), None)));
         Tracked {
             session: session.clone(),
             meta,

@@ -69,8 +69,8 @@ impl Slot {
 /// session's, so agents of one kind given the same prompt at once each get their own.
 static CLAIMED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
 
-/// The transcripts on disk ([`crate::termio::transcript`]), bound host-wide through
-/// [`CLAIMED`].
+/// The transcripts on disk ([`crate::termio::transcript`]); a bound file is claimed
+/// host-wide (one session's only).
 pub struct Files;
 
 impl Transcripts for Files {
@@ -297,7 +297,7 @@ fn not_agent(s: &Tracked) -> HostError {
 /// `send` to an agent session: waits (≤ [`READY_MAX`]) for a queued spawn prompt to be
 /// delivered unless the agent is asking something; then either answers the question (the
 /// text and Return go to the dialog, the current turn continues) or types a new prompt
-/// ([`type_turn`]). `keys`/no Return: typed as given, no new turn.
+/// (`type_turn`). `keys`/no Return: typed as given, no new turn.
 ///
 /// Errors: `session_exited`.
 pub fn send(
