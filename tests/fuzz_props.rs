@@ -956,7 +956,7 @@ fn sendable(line: &[u8]) -> bool {
         serde_json::from_slice::<Request>(line),
         Ok(Request::Start(_)
             | Request::StopAll
-            | Request::Termio(_)
+            | Request::Extension(_)
             | Request::Subscribe
             | Request::Attach { .. })
     )

@@ -203,7 +203,8 @@ pub fn main() -> Result<(), CliError> {
             std::process::exit(super::scenario::run(command, cli.config.as_deref()));
         }
         Command::Llm { command } => super::scenario::llm(command),
-        Command::Host => crate::host::server::run().map_err(CliError::new),
+        Command::Host => crate::host::server::run(vec![crate::termio::service::extension()])
+            .map_err(CliError::new),
         Command::Capture(args) => run_capture(*args, cli.config),
         Command::Theme {
             command: ThemeCommand::List { format },

@@ -346,13 +346,15 @@ pub fn main() -> i32 {
         Err(e) => return usage_error(e, json),
     };
     match cli.command {
-        Some(Top::Host) => match crate::host::server::run() {
-            Ok(()) => 0,
-            Err(m) => {
-                super::print_error("termio", &m);
-                1
+        Some(Top::Host) => {
+            match crate::host::server::run(vec![crate::termio::service::extension()]) {
+                Ok(()) => 0,
+                Err(m) => {
+                    super::print_error("termio", &m);
+                    1
+                }
             }
-        },
+        }
         Some(Top::Setup(cmd)) => super::termio_setup::run(cmd),
         Some(Top::Agent(a)) => match a.verb {
             AgentVerb::Report(r) => {

@@ -1,16 +1,21 @@
-//! The background host that keeps PTY sessions alive between CLI calls: a Unix-socket server
-//! over a session registry ([`server`]), the sessions themselves ([`session`]) and the one
-//! I/O loop thread that serves every session's PTY (`io`: epoll via `polling`), the protocol
-//! ([`protocol`]), the client side ([`client`]), where the socket lives ([`paths`]) and the
-//! termio view of the sessions ([`termio`]: projects, links, status, list entries; agent
-//! sessions' status machine, monitor and turns in [`agent_status`]), the events pushed to
-//! subscribers ([`events`]: watch and attach streams) and the stall alarm ([`stall`]).
+//! The background host that keeps PTY sessions alive between CLI calls: a generic PTY session
+//! host. A Unix-socket server over a session registry ([`server`]), the sessions themselves
+//! ([`session`]) and the one I/O loop thread that serves every session's PTY (`io`: epoll via
+//! `polling`), the protocol ([`protocol`]), the client side ([`client`]), where the socket
+//! lives ([`paths`]), the journal of each session ([`journal`]), inspections ([`inspect`]) and
+//! the events pushed to subscribers ([`events`]: summaries, closed sessions, focus; the attach
+//! stream).
+//!
+//! Services plug in through [`extension`]: their own requests, session notifications, their
+//! part of each summary and a periodic tick. termio is one (`termio::service`); the host
+//! never names it, the binaries install it.
+//!
 //! Contract: shared/spec/console2svg-session.md and the `session` part of
 //! shared/spec/console2svg-contract.md.
 
-pub mod agent_status;
 pub mod client;
 pub mod events;
+pub mod extension;
 pub mod inspect;
 mod io;
 pub mod journal;
@@ -20,5 +25,3 @@ pub mod recovery;
 pub mod reply;
 pub mod server;
 pub mod session;
-pub mod stall;
-pub mod termio;

@@ -6,8 +6,13 @@
 //! [`ErrorCode`].
 
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use crate::term::keys::Input;
+
+/// The duration parser and formatter, re-exported for the clients of the request types (their
+/// home is [`crate::duration`]).
+pub use crate::duration::{format_duration_ms, parse_duration};
 
 /// Largest request line the host reads, bytes (a `send` of 1 MiB of text fits with room).
 pub const MAX_REQUEST_BYTES: usize = 16 * 1024 * 1024;
@@ -178,8 +183,17 @@ impl Launch {
 }
 
 /// A request to the host.
+///
+/// Serialised by hand around the derived form (`remote = "Self"`) so that an op the host does
+/// not define itself travels as an [`ExtensionRequest`]: `{"op": …}` with the extension's own
+/// fields, which the host hands to the extension serving that op without reading them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "kebab-case", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "op",
+    rename_all = "kebab-case",
+    rename_all_fields = "camelCase",
+    remote = "Self"
+)]
 pub enum Request {
     /// Liveness check; the reply carries the host's pid.
     Ping,
@@ -235,8 +249,6 @@ pub enum Request {
     Journal {
         id: String,
     },
-    /// A `termio sessions` verb (see `host::termio`); its reply is the termio contract's.
-    Termio(super::termio::TermioRequest),
     /// Turns the connection into an event stream (see [`super::events`]): session summaries
     /// as they change, closed sessions and focus moves, after a roster of the present ones.
     Subscribe,
@@ -245,39 +257,133 @@ pub enum Request {
     Attach {
         id: String,
     },
+    /// A request of an installed extension (see [`super::extension`]); its reply is the
+    /// extension's.
+    #[serde(skip)]
+    Extension(ExtensionRequest),
 }
 
-/// Parses a duration: `500ms`, `2s`, `3m`, `1h`, or a bare number of seconds (fractions
-/// allowed) (session spec §3).
-///
-/// Errors: a message quoting the value.
-pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
-    let s = s.trim();
-    let bad =
-        || format!("'{s}' is not a duration (e.g. 500ms, 2s, 3m, 1h; a bare number is seconds)");
-    let (num, unit) = match s.find(|c: char| c.is_ascii_alphabetic()) {
-        Some(i) => (&s[..i], &s[i..]),
-        None => (s, "s"),
-    };
-    let v: f64 = num.trim().parse().map_err(|_| bad())?;
-    let secs = match unit {
-        "ms" => v / 1000.0,
-        "s" => v,
-        "m" => v * 60.0,
-        "h" => v * 3600.0,
-        _ => return Err(bad()),
-    };
-    if !secs.is_finite() || !(0.0..=1e9).contains(&secs) {
-        return Err(bad());
+impl Serialize for Request {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Request::Extension(r) => r.serialize(serializer),
+            host => Request::serialize(host, serializer),
+        }
     }
-    Ok(std::time::Duration::from_secs_f64(secs))
 }
 
-/// Formats a duration in ms the way [`parse_duration`] reads it back: `250ms`, `2s`, `1.5s`.
-pub fn format_duration_ms(ms: u64) -> String {
-    if ms % 1000 == 0 {
-        format!("{}s", ms / 1000)
-    } else {
-        format!("{ms}ms")
+impl<'de> Deserialize<'de> for Request {
+    /// A host op as derived; an op the host does not know is an [`ExtensionRequest`] (whether
+    /// an extension serves it is the router's question). A known op with bad fields keeps the
+    /// derived error (`missing field …`).
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Request, D::Error> {
+        use serde::de::Error;
+        let value = Value::deserialize(deserializer)?;
+        let Some(op) = value.get("op").and_then(Value::as_str) else {
+            return Request::deserialize(&value).map_err(D::Error::custom);
+        };
+        match Request::deserialize(&value) {
+            Ok(request) => Ok(request),
+            // serde's message for a tag no variant has: "unknown variant `<op>`, expected …".
+            Err(e)
+                if e.to_string()
+                    .starts_with(&format!("unknown variant `{op}`")) =>
+            {
+                let op = op.to_string();
+                let Value::Object(mut body) = value else {
+                    unreachable!("a value with an op is an object")
+                };
+                // Order-preserving removal: the body keeps the order it was written in.
+                body.shift_remove("op");
+                Ok(Request::Extension(ExtensionRequest { op, body }))
+            }
+            Err(e) => Err(D::Error::custom(e)),
+        }
+    }
+}
+
+/// A request for an extension: `op` names the extension (see
+/// [`super::extension::Extension::name`]), `body` holds the request's other fields in order.
+/// On the wire `{"op": <op>, <body>…}`, like every request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExtensionRequest {
+    /// The extension's op.
+    pub op: String,
+    /// The fields after `op`, as the extension wrote them.
+    pub body: Map<String, Value>,
+}
+
+impl ExtensionRequest {
+    /// The request for `op` carrying `payload`, which must serialise to a JSON object (its
+    /// fields follow `op`, in order).
+    ///
+    /// Errors: a message when `payload` is not an object.
+    pub fn new<T: Serialize>(op: &str, payload: &T) -> Result<ExtensionRequest, String> {
+        match serde_json::to_value(payload).map_err(|e| e.to_string())? {
+            Value::Object(body) => Ok(ExtensionRequest {
+                op: op.to_string(),
+                body,
+            }),
+            other => Err(format!(
+                "an extension request must be an object, not {other}"
+            )),
+        }
+    }
+
+    /// The body read as the extension's request type.
+    ///
+    /// Errors: serde's message when the body does not fit `T`.
+    pub fn parse<T: serde::de::DeserializeOwned>(self) -> Result<T, serde_json::Error> {
+        serde_json::from_value(Value::Object(self.body))
+    }
+}
+
+impl Serialize for ExtensionRequest {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.body.len() + 1))?;
+        map.serialize_entry("op", &self.op)?;
+        for (k, v) in &self.body {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ops_the_host_does_not_define_are_carried_for_extensions() {
+        let line = r#"{"op":"notes","verb":"list","caller":{"project":"/p"}}"#;
+        let Request::Extension(r) = serde_json::from_str::<Request>(line).unwrap() else {
+            panic!("not an extension request")
+        };
+        assert_eq!(r.op, "notes");
+        assert_eq!(r.body.keys().collect::<Vec<_>>(), ["verb", "caller"]);
+        assert_eq!(
+            serde_json::to_string(&Request::Extension(r)).unwrap(),
+            line,
+            "written back as it came"
+        );
+    }
+
+    #[test]
+    fn host_ops_keep_their_derived_shape_and_errors() {
+        let line = r#"{"op":"read","id":"s_1","structured":false}"#;
+        let read = Request::Read {
+            id: "s_1".into(),
+            structured: false,
+        };
+        assert_eq!(serde_json::to_string(&read).unwrap(), line);
+        assert_eq!(serde_json::from_str::<Request>(line).unwrap(), read);
+        assert_eq!(
+            serde_json::from_str::<Request>(r#"{"op":"ping"}"#).unwrap(),
+            Request::Ping
+        );
+        let e = serde_json::from_str::<Request>(r#"{"op":"read","id":"s_1"}"#).unwrap_err();
+        assert!(e.to_string().contains("missing field `structured`"), "{e}");
+        assert!(serde_json::from_str::<Request>(r#"{"id":"s_1"}"#).is_err());
     }
 }

@@ -318,6 +318,9 @@ fn end_processes(records: &[Record]) -> usize {
         })
         .map(|r| r.process_id)
         .collect();
+    if sids.is_empty() {
+        return 0;
+    }
     let alive = group::members(&sids).len();
     if alive > 0 {
         group::begin_end(&sids);
@@ -376,7 +379,7 @@ mod tests {
     fn a_record_round_trips_and_a_successor_marks_it_lost_once() {
         let rt = tempfile::tempdir().unwrap();
         let mut ledger = Ledger::new(records_dir(rt.path()));
-        // pid 0 has no /proc entry: nothing to end.
+        // No process has pid u32::MAX: nothing to end.
         let mut r = record(A, u32::MAX);
         r.start_ticks = None;
         ledger.write(&r).unwrap();

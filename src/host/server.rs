@@ -26,6 +26,7 @@ use std::time::{Duration, Instant, SystemTime};
 use serde::Serialize;
 
 use super::events::{self, Hub, MONITOR_TICK};
+use super::extension::{Context, Extension};
 use super::journal::Entry;
 use super::paths;
 use super::protocol::{Condition, ErrorCode, HostError, Launch, Request, MAX_REQUEST_BYTES};
@@ -79,12 +80,12 @@ struct Host {
     last_sweep: Instant,
 }
 
-/// Runs the host until it has been idle long enough. Binds the socket, replacing a stale one
-/// left by a dead host (whose sessions are recovered as `unavailable`); exits at once when
-/// another live host owns it.
+/// Runs the host with `extensions` installed until it has been idle long enough. Binds the
+/// socket, replacing a stale one left by a dead host (whose sessions are recovered as
+/// `unavailable`); exits at once when another live host owns it.
 ///
 /// Errors: a message when the runtime directory or the socket cannot be set up.
-pub fn run() -> Result<(), String> {
+pub fn run(extensions: Vec<Arc<dyn Extension>>) -> Result<(), String> {
     let dir = paths::ensure_runtime_dir()?;
     let socket = dir.join("host.sock");
     if socket.exists() {
@@ -99,8 +100,9 @@ pub fn run() -> Result<(), String> {
         .map_err(|e| format!("cannot restrict {}: {e}", socket.display()))?;
     // This host owns the directory now: what a dead one left is recovered or swept.
     let recovered = recovery::recover(&dir, SystemTime::now(), retention());
-    // Heal the installed `termio` agent skill while session control is on; never fatal.
-    crate::termio::skill::reassert_at_host_start();
+    for e in &extensions {
+        e.host_started();
+    }
     let (jobs, inbox) = mpsc::channel::<Msg>();
     let idle = idle_limit();
     let worker_socket = socket.clone();
@@ -113,7 +115,7 @@ pub fn run() -> Result<(), String> {
             .collect(),
         ledger: Ledger::new(recovery::records_dir(&dir)),
         runtime: dir,
-        hub: Arc::new(Hub::default()),
+        hub: Arc::new(Hub::new(extensions)),
         expired: HashSet::new(),
         idle_since: Some(Instant::now()),
         last_sweep: Instant::now(),
@@ -428,9 +430,7 @@ impl Host {
             Request::Snapshot { id } => self.snapshot(&id),
             Request::Record { id, entry } => self.record(&id, *entry),
             Request::Journal { id } => self.journal(&id),
-            Request::Termio(r) => Ok(Outcome::Later(Box::new(
-                super::termio::handle(&mut self.sessions, &self.hub, r).then_to_line(),
-            ))),
+            Request::Extension(r) => self.extension(r),
             Request::Subscribe => {
                 let subscription = self.hub.subscribe();
                 Ok(Outcome::Stream(Box::new(move |stream| {
@@ -444,6 +444,27 @@ impl Host {
                 })))
             }
         }
+    }
+
+    /// A request of an installed extension (e.g. termio's `{"op":"termio",…}`), handed to it
+    /// with the registry; its reply is computed off the worker.
+    ///
+    /// Errors: `invalid_request` for an op no extension serves.
+    fn extension(&mut self, r: super::protocol::ExtensionRequest) -> Result<Outcome, HostError> {
+        let Some(extension) = self.hub.extension(&r.op) else {
+            return Err(HostError::new(
+                ErrorCode::InvalidRequest,
+                format!("unknown op {:?}", r.op),
+            ));
+        };
+        let host = Context {
+            sessions: &mut self.sessions,
+            hub: &self.hub,
+        };
+        let deferred = extension.handle(r, host);
+        Ok(Outcome::Later(Box::new(move || {
+            deferred().map(|v| v.to_string())
+        })))
     }
 
     /// `start`: spawns the program in a PTY.
@@ -470,7 +491,8 @@ impl Host {
             width: launch.width,
             height: launch.height,
         });
-        self.sessions.insert(session.id.clone(), session);
+        self.sessions.insert(session.id.clone(), session.clone());
+        self.hub.session_started(&session, &launch);
         self.idle_since = None;
         reply
     }
@@ -769,17 +791,6 @@ fn later_line(
     work: impl FnOnce() -> Result<String, HostError> + Send + 'static,
 ) -> Result<Outcome, HostError> {
     Ok(Outcome::Later(Box::new(work)))
-}
-
-/// Termio's deferred replies are documents; the wire wants their lines.
-trait ThenToLine {
-    fn then_to_line(self) -> Later;
-}
-
-impl ThenToLine for super::termio::Deferred {
-    fn then_to_line(self) -> Later {
-        Box::new(move || self().map(|v| v.to_string()))
-    }
 }
 
 /// Errors: `invalid_request` unless both are 1–500 (contract: `--width`/`--height` 1–500).

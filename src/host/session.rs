@@ -41,7 +41,7 @@ pub const CAPTURE_QUIET: Duration = Duration::from_millis(100);
 pub const CAPTURE_SETTLE_MAX: Duration = Duration::from_secs(2);
 
 /// Lifecycle states (contract: `starting`, `running`, `exited`, `stopped`, `unavailable`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum State {
     Running,
@@ -363,9 +363,6 @@ pub struct Session {
     journal: Mutex<Journal>,
     master: Mutex<Box<dyn MasterPty + Send>>,
     _writer: Mutex<Box<dyn std::io::Write + Send>>,
-    /// What termio knows about the session (launch, project, status tracking): see
-    /// [`super::termio`].
-    pub termio: super::termio::Meta,
 }
 
 impl Drop for Session {
@@ -401,19 +398,17 @@ impl Session {
         spec: &SpawnSpec,
         journal_dir: Option<&std::path::Path>,
     ) -> Result<Session, HostError> {
-        let termio = super::termio::Meta::of(spec, None);
-        Session::start_with(spec, journal_dir, new_id(), termio)
+        Session::start_with(spec, journal_dir, new_id())
     }
 
-    /// [`Session::start`] with a given id (from [`new_id`]) and termio metadata: for callers
-    /// that must know the id before the program starts (termio puts it in the environment).
+    /// [`Session::start`] with a given id (from [`new_id`]): for callers that must know the
+    /// id before the program starts (an extension puts it in the session's environment).
     ///
     /// Errors: as [`Session::start`].
     pub fn start_with(
         spec: &SpawnSpec,
         journal_dir: Option<&std::path::Path>,
         id: String,
-        termio: super::termio::Meta,
     ) -> Result<Session, HostError> {
         let (process, reader, writer) = pty::spawn(spec)
             .map_err(|e| HostError::new(ErrorCode::SessionNotStarted, e.to_string()))?;
@@ -459,7 +454,6 @@ impl Session {
             journal: Mutex::new(journal),
             _writer: Mutex::new(writer),
             master: Mutex::new(master),
-            termio,
         })
     }
 

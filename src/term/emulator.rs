@@ -208,7 +208,7 @@ impl Emulator {
 
     /// How many LF bytes (0x0A) the program has written since the start: a monotonic measure
     /// of line output (a log streaming by), unlike redraws in place (a spinner, a TUI frame
-    /// drawn with cursor moves). Used by the stall alarm (`host::stall`).
+    /// drawn with cursor moves). Used by the stall alarm (`termio::stall`).
     pub fn line_feeds(&self) -> u64 {
         self.line_feeds
     }

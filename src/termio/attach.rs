@@ -17,7 +17,10 @@ use std::time::Duration;
 use rustix::termios::{self, OptionalActions, Termios};
 use serde_json::Value;
 
+use super::reply::SessionEntry;
+use super::wire::{SummaryPart, OP};
 use crate::host::client::{self, StreamEnd};
+use crate::host::events::{Event, Frame};
 use crate::host::protocol::{HostError, Request};
 use crate::term::keys::Input;
 use crate::term::{ansi, Screen};
@@ -35,7 +38,7 @@ enum Msg {
     Ended {
         generation: u64,
     },
-    Event(Value),
+    Event(Event),
     HostGone,
 }
 
@@ -91,26 +94,38 @@ fn follow(id: String, generation: u64, shown: Arc<AtomicU64>, tx: Sender<Msg>) {
             return;
         };
         while shown.load(Ordering::SeqCst) == generation {
-            match stream.next(Duration::from_secs(1)) {
-                Ok(v) if v["event"] == "screen" => {
-                    let Ok(screen) = serde_json::from_value::<Screen>(v["screen"].clone()) else {
-                        continue;
-                    };
-                    let msg = Msg::Frame {
-                        generation,
-                        screen: Box::new(screen),
-                    };
+            match stream.next(Duration::from_secs(1)).map(frame) {
+                Ok(Some(Frame::Screen { screen, .. })) => {
+                    let msg = Msg::Frame { generation, screen };
                     if tx.send(msg).is_err() {
                         return;
                     }
                 }
-                Ok(v) if v["event"] == "ended" => break,
-                Ok(_) | Err(StreamEnd::Quiet) => {}
+                Ok(Some(Frame::Ended { .. })) => break,
+                Ok(None) | Err(StreamEnd::Quiet) => {}
                 Err(StreamEnd::Closed) => break,
             }
         }
         let _ = tx.send(Msg::Ended { generation });
     });
+}
+
+/// An attach stream line as a [`Frame`]; `None` for a line this client does not know.
+fn frame(line: Value) -> Option<Frame> {
+    serde_json::from_value(line).ok()
+}
+
+/// A subscription line as an [`Event`]; `None` for a line this client does not know.
+fn event(line: Value) -> Option<Event> {
+    serde_json::from_value(line).ok()
+}
+
+/// Whether `event` is part of a subscription's roster.
+fn is_snapshot(event: &Event) -> bool {
+    matches!(
+        event,
+        Event::Session { snapshot: true, .. } | Event::Focus { snapshot: true, .. }
+    )
 }
 
 /// The header row: what is shown and how to leave.
@@ -140,17 +155,18 @@ pub fn run(
 ) -> Result<(), HostError> {
     let (_, mut events) = client::open_stream(&Request::Subscribe)?;
     // Read the roster: titles and links of the project's sessions, and the current focus.
-    let mut entries: std::collections::HashMap<String, Value> = Default::default();
+    let mut entries: std::collections::HashMap<String, SessionEntry> = Default::default();
     let mut focused = Some(shown);
     let (tx, rx) = mpsc::channel::<Msg>();
     loop {
-        match events.next(Duration::from_millis(200)) {
-            Ok(v) if v["snapshot"] == true => absorb(&v, project, &mut entries, &mut focused),
-            Ok(v) => {
+        match events.next(Duration::from_millis(200)).map(event) {
+            Ok(Some(e)) if is_snapshot(&e) => absorb(&e, project, &mut entries, &mut focused),
+            Ok(Some(e)) => {
                 // Live already: hand it to the main loop below.
-                let _ = tx.send(Msg::Event(v));
+                let _ = tx.send(Msg::Event(e));
                 break;
             }
+            Ok(None) => {}
             Err(StreamEnd::Quiet) => break,
             Err(StreamEnd::Closed) => {
                 return Err(HostError::new(
@@ -163,13 +179,13 @@ pub fn run(
     let mut current = focused.expect("set above; absorb only replaces it");
     let events_tx = tx.clone();
     std::thread::spawn(move || loop {
-        match events.next(Duration::from_secs(3600)) {
-            Ok(v) => {
-                if events_tx.send(Msg::Event(v)).is_err() {
+        match events.next(Duration::from_secs(3600)).map(event) {
+            Ok(Some(e)) => {
+                if events_tx.send(Msg::Event(e)).is_err() {
                     return;
                 }
             }
-            Err(StreamEnd::Quiet) => {}
+            Ok(None) | Err(StreamEnd::Quiet) => {}
             Err(StreamEnd::Closed) => {
                 let _ = events_tx.send(Msg::HostGone);
                 return;
@@ -204,14 +220,11 @@ pub fn run(
     let paint = |screen: Option<&Screen>,
                  id: &str,
                  ended: bool,
-                 entries: &std::collections::HashMap<String, Value>| {
+                 entries: &std::collections::HashMap<String, SessionEntry>| {
         let (rows, cols) = terminal_size();
         let entry = entries.get(id);
-        let title = entry
-            .and_then(|e| e["title"].as_str())
-            .unwrap_or(id)
-            .to_string();
-        let link = entry.and_then(|e| e["link"].as_str()).unwrap_or("");
+        let title = entry.map_or(id, |e| e.title.as_str()).to_string();
+        let link = entry.map_or("", |e| e.link.as_str());
         let mut out = header(&title, link, ended, cols);
         if let Some(s) = screen {
             out.extend(ansi::paint(s, 1, rows.saturating_sub(1), cols));
@@ -268,16 +281,23 @@ pub fn run(
                 paint(last.as_deref(), &current, ended, &entries);
             }
             Msg::Ended { .. } => {}
-            Msg::Event(v) => {
+            Msg::Event(e) => {
                 let mut focus = Some(current.clone());
-                absorb(&v, project, &mut entries, &mut focus);
-                if v["event"] == "closed" && v["sessionId"].as_str() == Some(current.as_str()) {
-                    focus = next().filter(|id| Some(id) != own.as_ref());
-                    if focus.is_none() {
-                        drop(_guard);
-                        let title = v["summary"]["termio"]["title"].as_str().unwrap_or("");
-                        eprintln!("termio attach: {title} closed; no other session to show");
-                        return Ok(());
+                absorb(&e, project, &mut entries, &mut focus);
+                if let Event::Closed {
+                    session_id,
+                    summary,
+                } = &e
+                {
+                    if *session_id == current {
+                        focus = next().filter(|id| Some(id) != own.as_ref());
+                        if focus.is_none() {
+                            drop(_guard);
+                            let part: Option<SummaryPart> = summary.part(OP);
+                            let title = part.map(|p| p.entry.title).unwrap_or_default();
+                            eprintln!("termio attach: {title} closed; no other session to show");
+                            return Ok(());
+                        }
                     }
                 }
                 if focus.is_some() && focus == own {
@@ -311,27 +331,30 @@ pub fn run(
 /// Applies one hub event to what attach knows: the project's entries (by host session id)
 /// and the focused session of the project.
 fn absorb(
-    event: &Value,
+    event: &Event,
     project: &str,
-    entries: &mut std::collections::HashMap<String, Value>,
+    entries: &mut std::collections::HashMap<String, SessionEntry>,
     focused: &mut Option<String>,
 ) {
-    let Some(id) = event["sessionId"].as_str() else {
-        return;
-    };
-    match event["event"].as_str() {
-        Some("session") => {
-            if let Some(entry) = event["summary"].get("termio") {
-                if entry["project"].as_str() == Some(project) {
-                    entries.insert(id.to_string(), entry.clone());
+    match event {
+        Event::Session {
+            session_id,
+            summary,
+            ..
+        } => {
+            if let Some(part) = summary.part::<SummaryPart>(OP) {
+                if part.project == project {
+                    entries.insert(session_id.clone(), part.entry);
                 }
             }
         }
-        Some("closed") => {
-            entries.remove(id);
+        Event::Closed { session_id, .. } => {
+            entries.remove(session_id);
         }
-        Some("focus") if event["scope"].as_str() == Some(project) => {
-            *focused = Some(id.to_string());
+        Event::Focus {
+            scope, session_id, ..
+        } if scope == project => {
+            *focused = Some(session_id.clone());
         }
         _ => {}
     }

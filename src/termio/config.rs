@@ -3,7 +3,7 @@
 //!
 //! `session_control: false` turns the `termio sessions` verbs off: each then fails with
 //! `disabled` (the spec's Settings ▸ Agents ▸ Session control switch). Absent, it is on.
-//! `stall_after` and `stall_lines` set the stall alarm's thresholds (`host::stall`).
+//! `stall_after` and `stall_lines` set the stall alarm's thresholds ([`super::stall`]).
 
 use std::path::PathBuf;
 
@@ -28,7 +28,7 @@ pub struct Config {
     /// Whether `termio sessions` is enabled (default true).
     pub session_control: Option<bool>,
     /// Quiet time before the stall alarm (`20m`, `90s`, `500ms`; default 20 min). See
-    /// `host::stall`.
+    /// [`super::stall`].
     pub stall_after: Option<String>,
     /// Transcript or output growth, in lines, that counts as progress for the stall alarm
     /// (default 10).
@@ -55,7 +55,7 @@ impl Config {
             .map(Option::unwrap_or_default)
             .map_err(|e| format!("{}: {e}", file.display()))?;
         if let Some(after) = &config.stall_after {
-            match crate::host::protocol::parse_duration(after) {
+            match crate::duration::parse_duration(after) {
                 Ok(d) if !d.is_zero() => {}
                 Ok(_) => {
                     return Err(format!(

@@ -30,13 +30,13 @@ impl<T> Success<T> {
 }
 
 /// A session's status (spec: "Live agent status"), for plain terminals computed from the PTY's
-/// foreground process group (see `host::termio::termio_status`):
+/// foreground process group (see `termio::tracked::termio_status`):
 /// - `idle`: the shell is at its prompt and no command has run yet;
 /// - `working`: a command (a process group other than the shell's) holds the terminal, or a
 ///   non-shell program is running;
 /// - `done`: back at the shell prompt after a command ran;
 /// - `needs-you`: an agent waits for an answer (a permission or trust question; see
-///   `host::agent_status`);
+///   `termio::status::agent`);
 /// - `exited`: the session's program has ended (the session stays readable until it is
 ///   closed or its retention runs out), or an agent session's agent has exited back to its
 ///   shell. termio's addition.

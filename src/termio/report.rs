@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::wire::{self, TermioRequest};
 use crate::host::protocol::Request;
-use crate::host::termio::TermioRequest;
 
 /// Longest the hook's stdin is read.
 pub const STDIN_WAIT: Duration = Duration::from_millis(500);
@@ -45,7 +45,7 @@ pub fn run(state: &str, agent: &str, event: &str, payload: Option<&str>) -> i32 
     else {
         return 0;
     };
-    let request = Request::Termio(TermioRequest::Report {
+    let request = wire::request(&TermioRequest::Report {
         // The bare uuid, as termio sets it; a pasted link is accepted too.
         session: {
             let s = session.trim();

@@ -1,5 +1,5 @@
 //! The `termio sessions` verbs, client side: resolve the caller ([`Ctx::from_env`]), ask the
-//! host (the `termio` op of the host protocol, handled by `host::termio`), and return the
+//! host (the `termio` op of the host protocol, [`super::wire`], handled by termio's host extension), and return the
 //! contract's typed replies or its one error shape. `--wait` ([`Wait`]) runs here, over
 //! blocking host probes.
 //!
@@ -18,10 +18,11 @@ use super::error::{Code, Error};
 use super::link;
 use super::project::{self, Registry};
 use super::reply::{self, Status, Success};
-use crate::host::agent_status::{Outcome, TurnProbe};
+use super::wire::{
+    self, Caller, Outcome, Probe, SendOutcome, SpawnOutcome, TermioRequest, TurnProbe,
+};
+use crate::duration::parse_duration;
 use crate::host::client;
-use crate::host::protocol::{parse_duration, Request};
-use crate::host::termio::{Caller, Probe, SendOutcome, SpawnOutcome, TermioRequest};
 
 /// The default client timeout (spec, "Fail loud").
 pub const CLI_TIMEOUT: Duration = Duration::from_secs(15);
@@ -155,7 +156,7 @@ impl Ctx {
                 "the termio host did not answer within the client timeout",
             ));
         }
-        let value = client::request_with_timeout(&Request::Termio(request), left)
+        let value = client::request_with_timeout(&wire::request(&request), left)
             .map_err(|e| Error::new(Code::NotLive, format!("termio host: {}", e.message)))?;
         if value.get("ok") == Some(&serde_json::Value::Bool(false)) {
             return Err(serde_json::from_value(value.clone()).unwrap_or_else(|_| {
@@ -460,7 +461,7 @@ pub fn spawn(
     Ok(RunReply::Waited(waited))
 }
 
-/// `--wait` on an agent turn (spec, "Waiting for the outcome"; see `host::agent_status`):
+/// `--wait` on an agent turn (spec, "Waiting for the outcome"; see [`super::status::agent`]):
 /// settled (the turn was seen working and rested, and the transcript caught up) gives the
 /// status and the `cursor`..`cursor_end` range; `needs-you` short-circuits with `prompt`;
 /// `prompt_stalled`, `agent_gone` and `session_closed` are errors; the timeout gives a normal

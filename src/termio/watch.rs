@@ -5,7 +5,7 @@
 //!
 //! Line shape (`--json`): `{"schema_version": 1, "link", "status", "title", "cwd"?,
 //! "snapshot"?, "prompt"? (on needs-you), "transcript"? and "cursor_end"? (on done),
-//! "evidence"? (on stalled: the host's stall alarm, [`crate::host::stall`])}`;
+//! "evidence"? (on stalled: termio's stall alarm on the host, [`super::stall`])}`;
 //! `{"heartbeat": true}` after [`heartbeat_interval`] of silence. Exit codes: 0 after Ctrl-C,
 //! 2 when the host closed the stream.
 
@@ -13,9 +13,12 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
 
+use super::reply::{SessionEntry, Status};
+use super::wire::{SummaryPart, OP};
 use crate::host::client::{self, StreamEnd};
+use crate::host::events::{Event, Summary};
 use crate::host::protocol::{HostError, Request};
 
 /// The statuses a watch can filter on (`--state`). `stalled` is a watch-plane signal only.
@@ -71,62 +74,95 @@ pub fn parse_states(list: &str) -> Result<Vec<String>, String> {
     Ok(states)
 }
 
-/// The watch line for a session entry (the termio list entry inside a host summary).
-pub fn line(entry: &Value, snapshot: bool) -> Value {
-    let mut v = json!({
-        "schema_version": 1,
-        "link": entry["link"],
-        "status": entry["status"],
-        "title": entry["title"],
-    });
-    let mut copy = |key: &str| {
-        if let Some(x) = entry.get(key).filter(|x| !x.is_null()) {
-            v[key] = x.clone();
-        }
-    };
-    copy("cwd");
-    match entry["status"].as_str() {
-        Some("needs-you") => copy("prompt"),
-        Some("done") => {
-            copy("transcript");
-            copy("cursor_end");
-        }
-        _ => {}
-    }
-    if snapshot {
-        v["snapshot"] = json!(true);
-    }
-    v
+/// One line of `watch --json` for a session: its link, status (or `stalled`) and title, and
+/// what the status calls for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Line {
+    /// Always 1.
+    pub schema_version: u32,
+    /// The session's link.
+    pub link: String,
+    /// The session's status (see [`Status`]), or `stalled` for a stall alarm.
+    pub status: String,
+    /// Its title.
+    pub title: String,
+    /// The shell's current directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// `needs-you`: the question.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// `done`: the agent's transcript.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transcript: Option<String>,
+    /// `done`: the transcript's line count when the turn settled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor_end: Option<u64>,
+    /// Part of the roster printed first.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub snapshot: bool,
+    /// `stalled`: the stall alarm's reasoning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<String>,
 }
 
-fn readable(line: &Value) -> String {
-    let tag = if line["snapshot"] == true {
-        "now "
-    } else {
-        "    "
-    };
-    let mut s = format!(
-        "{tag}{:<10} {}  {}",
-        line["status"].as_str().unwrap_or("?"),
-        line["title"].as_str().unwrap_or(""),
-        line["link"].as_str().unwrap_or("")
-    );
-    if let Some(p) = line["prompt"].as_str() {
+/// `{"heartbeat": true}`, written after [`heartbeat_interval`] of silence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Heartbeat {
+    /// Always true.
+    pub heartbeat: bool,
+}
+
+/// The watch line for a session entry: `prompt` only on `needs-you`, `transcript` and
+/// `cursor_end` only on `done`.
+pub fn line(entry: &SessionEntry, snapshot: bool) -> Line {
+    let needs_you = entry.status == Status::NeedsYou;
+    let done = entry.status == Status::Done;
+    Line {
+        schema_version: 1,
+        link: entry.link.clone(),
+        status: entry.status.as_str().to_string(),
+        title: entry.title.clone(),
+        cwd: entry.cwd.clone(),
+        prompt: entry.prompt.clone().filter(|_| needs_you),
+        transcript: entry.transcript.clone().filter(|_| done),
+        cursor_end: entry.cursor_end.filter(|_| done),
+        snapshot,
+        evidence: None,
+    }
+}
+
+/// The stall alarm's line for a session entry: status `stalled` and the evidence.
+pub fn stalled_line(entry: &SessionEntry, evidence: String) -> Line {
+    Line {
+        status: "stalled".into(),
+        prompt: None,
+        transcript: None,
+        cursor_end: None,
+        evidence: Some(evidence),
+        ..line(entry, false)
+    }
+}
+
+fn readable(line: &Line) -> String {
+    let tag = if line.snapshot { "now " } else { "    " };
+    let mut s = format!("{tag}{:<10} {}  {}", line.status, line.title, line.link);
+    if let Some(p) = &line.prompt {
         s.push_str(&format!("\n      asks: {p}"));
     }
-    if let Some(e) = line["evidence"].as_str() {
+    if let Some(e) = &line.evidence {
         s.push_str(&format!("\n      evidence: {e}"));
     }
-    if let (Some(t), Some(c)) = (line["transcript"].as_str(), line["cursor_end"].as_u64()) {
+    if let (Some(t), Some(c)) = (&line.transcript, line.cursor_end) {
         s.push_str(&format!("\n      transcript: {t} (to line {c})"));
     }
     s
 }
 
-/// The termio entry of a host event, when it belongs to `project`.
-fn entry_of<'a>(event: &'a Value, project: &str) -> Option<&'a Value> {
-    let entry = event["summary"].get("termio")?;
-    (entry["project"].as_str() == Some(project)).then_some(entry)
+/// termio's part of a host summary, when the session belongs to `project`.
+fn part_of(summary: &Summary, project: &str) -> Option<SummaryPart> {
+    let part: SummaryPart = summary.part(OP)?;
+    (part.project == project).then_some(part)
 }
 
 /// Runs the watch until Ctrl-C (returns 0) or until the host closes the stream (returns 2),
@@ -140,12 +176,13 @@ pub fn run(options: &WatchOptions, out: &mut dyn Write) -> Result<i32, HostError
     let heartbeat = heartbeat_interval();
     let mut last_output = Instant::now();
     // Status last seen per host session id.
-    let mut statuses: HashMap<String, String> = HashMap::new();
-    // `done` lines held until their turn settles, so they carry this turn's `cursor_end`.
-    let mut held: HashMap<String, (Value, Instant)> = HashMap::new();
-    let emit = |line: Value, out: &mut dyn Write, last: &mut Instant| {
+    let mut statuses: HashMap<String, Status> = HashMap::new();
+    // `done` entries held until their turn settles, so they carry this turn's `cursor_end`.
+    let mut held: HashMap<String, (SessionEntry, Instant)> = HashMap::new();
+    let shows = |status: &str| options.states.iter().any(|s| s == status);
+    let emit = |line: Line, out: &mut dyn Write, last: &mut Instant| {
         let text = if options.json {
-            line.to_string()
+            serde_json::to_string(&line).expect("watch lines serialise")
         } else {
             readable(&line)
         };
@@ -164,10 +201,10 @@ pub fn run(options: &WatchOptions, out: &mut dyn Write) -> Result<i32, HostError
             .collect();
         for id in overdue {
             if let Some((entry, _)) = held.remove(&id) {
-                let mut l = line(&entry, false);
-                if let Some(o) = l.as_object_mut() {
-                    o.remove("cursor_end");
-                }
+                let l = Line {
+                    cursor_end: None,
+                    ..line(&entry, false)
+                };
                 emit(l, out, &mut last_output);
             }
         }
@@ -184,62 +221,62 @@ pub fn run(options: &WatchOptions, out: &mut dyn Write) -> Result<i32, HostError
             wait.min(Duration::from_millis(500))
         };
         match stream.next(wait) {
-            Ok(event) => {
-                let Some(id) = event["sessionId"].as_str() else {
+            Ok(value) => {
+                // Events of kinds this client does not know are skipped.
+                let Ok(event) = serde_json::from_value::<Event>(value) else {
                     continue;
                 };
-                match event["event"].as_str() {
-                    Some("session") => {
-                        let Some(entry) = entry_of(&event, &options.project) else {
+                match event {
+                    Event::Session {
+                        session_id: id,
+                        summary,
+                        snapshot,
+                    } => {
+                        let Some(part) = part_of(&summary, &options.project) else {
                             continue;
                         };
-                        let status = entry["status"].as_str().unwrap_or("").to_string();
-                        let snapshot = event["snapshot"] == true;
-                        let changed = statuses.get(id) != Some(&status);
-                        statuses.insert(id.to_string(), status.clone());
-                        let settling = entry["settling"] == true;
+                        let entry = part.entry;
+                        let status = entry.status;
+                        let changed = statuses.get(&id) != Some(&status);
+                        statuses.insert(id.clone(), status);
                         if snapshot {
                             if options.snapshot {
-                                emit(line(entry, true), out, &mut last_output);
+                                emit(line(&entry, true), out, &mut last_output);
                             }
-                        } else if status == "done" && (changed || held.contains_key(id)) {
-                            if !options.states.contains(&status) {
+                        } else if status == Status::Done && (changed || held.contains_key(&id)) {
+                            if !shows(status.as_str()) {
                                 continue;
                             }
-                            if settling {
-                                let since = held.get(id).map_or_else(Instant::now, |h| h.1);
-                                held.insert(id.to_string(), (entry.clone(), since));
+                            if part.settling {
+                                let since = held.get(&id).map_or_else(Instant::now, |h| h.1);
+                                held.insert(id, (entry, since));
                             } else {
-                                held.remove(id);
-                                emit(line(entry, false), out, &mut last_output);
+                                held.remove(&id);
+                                emit(line(&entry, false), out, &mut last_output);
                             }
                         } else if changed {
                             // Left `done` before settling: that turn's line is dropped.
-                            held.remove(id);
-                            if options.states.contains(&status) {
-                                emit(line(entry, false), out, &mut last_output);
+                            held.remove(&id);
+                            if shows(status.as_str()) {
+                                emit(line(&entry, false), out, &mut last_output);
                             }
                         }
                     }
-                    Some("closed") => {
-                        statuses.remove(id);
-                        if let Some((entry, _)) = held.remove(id) {
+                    Event::Closed { session_id: id, .. } => {
+                        statuses.remove(&id);
+                        if let Some((entry, _)) = held.remove(&id) {
                             emit(line(&entry, false), out, &mut last_output);
                         }
                     }
-                    Some("stalled") if options.states.iter().any(|s| s == "stalled") => {
-                        let Some(entry) = entry_of(&event, &options.project) else {
+                    Event::Stalled {
+                        summary: Some(summary),
+                        evidence,
+                        ..
+                    } if shows("stalled") => {
+                        let Some(part) = part_of(&summary, &options.project) else {
                             continue;
                         };
-                        let mut l = line(entry, false);
-                        l["status"] = json!("stalled");
-                        for key in ["prompt", "transcript", "cursor_end"] {
-                            if let Some(o) = l.as_object_mut() {
-                                o.remove(key);
-                            }
-                        }
-                        l["evidence"] = event["evidence"].clone();
-                        emit(l, out, &mut last_output);
+                        emit(stalled_line(&part.entry, evidence), out, &mut last_output);
                     }
                     _ => {}
                 }
@@ -249,7 +286,11 @@ pub fn run(options: &WatchOptions, out: &mut dyn Write) -> Result<i32, HostError
                     return Ok(0);
                 }
                 if options.json && last_output.elapsed() >= heartbeat {
-                    emit(json!({"heartbeat": true}), out, &mut last_output);
+                    let beat = serde_json::to_string(&Heartbeat { heartbeat: true })
+                        .expect("heartbeats serialise");
+                    let _ = writeln!(out, "{beat}");
+                    let _ = out.flush();
+                    last_output = Instant::now();
                 }
             }
             Err(StreamEnd::Closed) => {
@@ -281,21 +322,40 @@ mod tests {
 
     #[test]
     fn lines_carry_only_what_their_status_calls_for() {
-        let entry = json!({
-            "link": "termio://session/x", "status": "done", "title": "t",
-            "prompt": "Allow?", "transcript": "/t.jsonl", "cursor_end": 42,
-        });
-        let v = line(&entry, false);
-        assert_eq!(v["transcript"], "/t.jsonl");
-        assert_eq!(v["cursor_end"], 42);
-        assert!(v.get("prompt").is_none());
-        assert!(v.get("snapshot").is_none());
-        assert!(v.get("cwd").is_none());
-        let mut asking = entry.clone();
-        asking["status"] = json!("needs-you");
-        let v = line(&asking, true);
-        assert_eq!(v["prompt"], "Allow?");
-        assert_eq!(v["snapshot"], true);
-        assert!(v.get("transcript").is_none());
+        let entry = SessionEntry {
+            link: "termio://session/x".into(),
+            id: "x".into(),
+            title: "t".into(),
+            agent: "claude".into(),
+            status: Status::Done,
+            description: "claude".into(),
+            transcript: Some("/t.jsonl".into()),
+            cwd: None,
+            reason: None,
+            since: None,
+            prompt: Some("Allow?".into()),
+            cursor_end: Some(42),
+        };
+        assert_eq!(
+            serde_json::to_string(&line(&entry, false)).unwrap(),
+            r#"{"schema_version":1,"link":"termio://session/x","status":"done","title":"t","transcript":"/t.jsonl","cursor_end":42}"#
+        );
+        let asking = SessionEntry {
+            status: Status::NeedsYou,
+            ..entry.clone()
+        };
+        assert_eq!(
+            serde_json::to_string(&line(&asking, true)).unwrap(),
+            r#"{"schema_version":1,"link":"termio://session/x","status":"needs-you","title":"t","prompt":"Allow?","snapshot":true}"#
+        );
+        let working = SessionEntry {
+            status: Status::Working,
+            cwd: Some("/p".into()),
+            ..entry
+        };
+        assert_eq!(
+            serde_json::to_string(&stalled_line(&working, "working 42m".into())).unwrap(),
+            r#"{"schema_version":1,"link":"termio://session/x","status":"stalled","title":"t","cwd":"/p","evidence":"working 42m"}"#
+        );
     }
 }

@@ -24,7 +24,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::termio::config::Config;
+use super::config::Config;
+use super::reply::Status;
 
 /// Quiet time after which a working session is reported, when the config does not say.
 pub const DEFAULT_AFTER: Duration = Duration::from_secs(20 * 60);
@@ -68,7 +69,7 @@ impl StallConfig {
         if let Some(after) = config
             .stall_after
             .as_deref()
-            .and_then(|s| super::protocol::parse_duration(s).ok())
+            .and_then(|s| crate::duration::parse_duration(s).ok())
             .filter(|d| !d.is_zero())
         {
             c.after = after;
@@ -88,8 +89,8 @@ impl StallConfig {
 /// What the detector needs to know about a session at one tick.
 #[derive(Debug, Clone)]
 pub struct Sample<'a> {
-    /// The termio status (`working`, `idle`, `done`, `needs-you`, `exited`).
-    pub status: &'a str,
+    /// The session's termio status.
+    pub status: Status,
     /// The session's project directory.
     pub project: &'a Path,
     /// Its transcript, when it has one.
@@ -138,11 +139,40 @@ impl LineCounter {
     }
 }
 
+/// How the detector measures progress: the project's state and a transcript's length. The
+/// host measures on disk ([`Disk`]); tests script it.
+pub trait Measure {
+    /// A fingerprint of the project's state: equal while nothing in it changed.
+    fn repo(&mut self, project: &Path) -> u64;
+    /// The transcript's line count now.
+    fn transcript_lines(&mut self, path: &Path) -> u64;
+}
+
+/// Progress measured on disk: [`repo_fingerprint`], and transcripts counted incrementally
+/// (only what was appended since the last count is read).
+#[derive(Default)]
+pub struct Disk {
+    transcripts: HashMap<PathBuf, LineCounter>,
+}
+
+impl Measure for Disk {
+    fn repo(&mut self, project: &Path) -> u64 {
+        repo_fingerprint(project)
+    }
+
+    fn transcript_lines(&mut self, path: &Path) -> u64 {
+        self.transcripts
+            .entry(path.to_path_buf())
+            .or_default()
+            .update(path)
+    }
+}
+
 /// The stall detector: one per host, fed every session's [`Sample`] at each monitor tick.
+/// Pure: the time and the measurements are passed in.
 pub struct Detector {
     config: StallConfig,
     tracks: HashMap<String, Track>,
-    transcripts: HashMap<PathBuf, LineCounter>,
 }
 
 impl Detector {
@@ -151,24 +181,25 @@ impl Detector {
         Detector {
             config,
             tracks: HashMap::new(),
-            transcripts: HashMap::new(),
         }
     }
 
     /// Observes session `id` at `now`; returns the `evidence` when its quiet stretch has just
-    /// passed the threshold (once per stretch). May run `git` in the project (at most once per
-    /// [`StallConfig::check_every`] per working session), so call it outside any lock.
-    pub fn observe(&mut self, id: &str, sample: &Sample, now: Instant) -> Option<String> {
-        if sample.status != "working" {
+    /// passed the threshold (once per stretch). Measures the project through `measure` at
+    /// most once per [`StallConfig::check_every`] per working session (on disk that runs
+    /// `git`, so call it outside any lock), the transcript at every look.
+    pub fn observe(
+        &mut self,
+        id: &str,
+        sample: &Sample,
+        now: Instant,
+        measure: &mut dyn Measure,
+    ) -> Option<String> {
+        if sample.status != Status::Working {
             self.tracks.remove(id);
             return None;
         }
-        let transcript = sample.transcript.map(|t| {
-            self.transcripts
-                .entry(t.to_path_buf())
-                .or_default()
-                .update(t)
-        });
+        let transcript = sample.transcript.map(|t| measure.transcript_lines(t));
         let track = match self.tracks.get_mut(id) {
             Some(t) => t,
             None => {
@@ -178,7 +209,7 @@ impl Detector {
                     last_check: now,
                     transcript_at_mark: transcript.unwrap_or(0),
                     output_at_mark: sample.output_lines,
-                    repo_at_mark: repo_fingerprint(sample.project),
+                    repo_at_mark: measure.repo(sample.project),
                     fired: false,
                 };
                 self.tracks.insert(id.to_string(), t);
@@ -189,7 +220,7 @@ impl Detector {
             return None;
         }
         track.last_check = now;
-        let repo = repo_fingerprint(sample.project);
+        let repo = measure.repo(sample.project);
         let grown = match transcript {
             Some(lines) => lines.saturating_sub(track.transcript_at_mark),
             None => sample.output_lines.saturating_sub(track.output_at_mark),
@@ -223,8 +254,7 @@ impl Detector {
         self.config = config;
     }
 
-    /// Keeps only the sessions for which `keep(id)` holds (the ones still in the registry),
-    /// and the transcripts they use.
+    /// Keeps only the sessions for which `keep(id)` holds (the ones still in the registry).
     pub fn retain(&mut self, keep: impl Fn(&str) -> bool) {
         self.tracks.retain(|id, _| keep(id));
     }
@@ -314,89 +344,152 @@ mod tests {
         }
     }
 
+    /// Measurements as the script sets them.
+    #[derive(Default)]
+    struct Scripted {
+        repo: u64,
+        transcript: u64,
+    }
+
+    impl Measure for Scripted {
+        fn repo(&mut self, _: &Path) -> u64 {
+            self.repo
+        }
+
+        fn transcript_lines(&mut self, _: &Path) -> u64 {
+            self.transcript
+        }
+    }
+
+    /// One look: at `ms`, the status, the output line count, the repo fingerprint and the
+    /// transcript line count (`None`: no transcript), and the evidence expected.
+    type Look = (u64, Status, u64, u64, Option<u64>, Option<&'static str>);
+
     #[test]
-    fn fires_once_per_quiet_stretch_and_rearms_on_output() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut d = Detector::new(config(1000));
-        let t0 = Instant::now();
-        let at = |ms: u64| t0 + Duration::from_millis(ms);
-        let s = |status, out| Sample {
-            status,
-            project: dir.path(),
-            transcript: None,
-            output_lines: out,
-        };
-        assert_eq!(d.observe("a", &s("working", 0), at(0)), None);
-        assert_eq!(d.observe("a", &s("working", 3), at(900)), None);
-        assert_eq!(
-            d.observe("a", &s("working", 3), at(1300)).as_deref(),
-            Some("working 1s, no repo change, output +3 lines")
-        );
-        assert_eq!(d.observe("a", &s("working", 3), at(2600)), None, "once");
-        // Sustained output re-arms; the next quiet stretch fires again.
-        assert_eq!(d.observe("a", &s("working", 40), at(2900)), None);
-        assert_eq!(d.observe("a", &s("working", 40), at(3500)), None);
-        assert!(d.observe("a", &s("working", 41), at(4200)).is_some());
-        // Leaving working re-arms too.
-        assert_eq!(d.observe("a", &s("done", 41), at(4300)), None);
-        assert_eq!(d.observe("a", &s("working", 41), at(4400)), None);
-        assert_eq!(d.observe("a", &s("working", 41), at(5000)), None);
+    fn scripted_working_stretches() {
+        use Status::*;
+        let fired = Some("working 1s, no repo change, output +3 lines");
+        let cases: &[(&str, &[Look])] = &[
+            (
+                "fires once per quiet stretch",
+                &[
+                    (0, Working, 0, 0, None, None),
+                    (900, Working, 3, 0, None, None),
+                    (1300, Working, 3, 0, None, fired),
+                    (2600, Working, 3, 0, None, None),
+                ],
+            ),
+            (
+                "sustained output re-arms; the next quiet stretch fires again",
+                &[
+                    (0, Working, 0, 0, None, None),
+                    (1300, Working, 3, 0, None, fired),
+                    (2900, Working, 40, 0, None, None),
+                    (3500, Working, 40, 0, None, None),
+                    (
+                        4200,
+                        Working,
+                        41,
+                        0,
+                        None,
+                        Some("working 4s, no repo change, output +1 lines"),
+                    ),
+                ],
+            ),
+            (
+                "leaving working re-arms",
+                &[
+                    (0, Working, 0, 0, None, None),
+                    (1300, Working, 3, 0, None, fired),
+                    (1400, Done, 3, 0, None, None),
+                    (1500, Working, 3, 0, None, None),
+                    (2100, Working, 3, 0, None, None),
+                    (
+                        2800,
+                        Working,
+                        3,
+                        0,
+                        None,
+                        Some("working 1s, no repo change, output +0 lines"),
+                    ),
+                ],
+            ),
+            (
+                "a repo change is progress",
+                &[
+                    (0, Working, 0, 0, None, None),
+                    (900, Working, 0, 7, None, None),
+                    (1300, Working, 0, 7, None, None),
+                    (
+                        2000,
+                        Working,
+                        0,
+                        7,
+                        None,
+                        Some("working 2s, no repo change, output +0 lines"),
+                    ),
+                ],
+            ),
+            (
+                "with a transcript, its growth counts and output does not",
+                &[
+                    (0, Working, 0, 0, Some(2), None),
+                    (
+                        1300,
+                        Working,
+                        500,
+                        0,
+                        Some(5),
+                        Some("working 1s, no repo change, transcript +3 lines"),
+                    ),
+                    (1600, Working, 500, 0, Some(15), None),
+                    (2000, Working, 500, 0, Some(15), None),
+                ],
+            ),
+        ];
+        for (name, looks) in cases {
+            let mut d = Detector::new(config(1000));
+            let mut m = Scripted::default();
+            let t0 = Instant::now();
+            for &(ms, status, output_lines, repo, transcript, expect) in looks.iter() {
+                m.repo = repo;
+                m.transcript = transcript.unwrap_or(0);
+                let sample = Sample {
+                    status,
+                    project: Path::new("/p"),
+                    transcript: transcript.map(|_| Path::new("/t.jsonl")),
+                    output_lines,
+                };
+                let at = t0 + Duration::from_millis(ms);
+                assert_eq!(
+                    d.observe("a", &sample, at, &mut m).as_deref(),
+                    expect,
+                    "{name}, at {ms} ms"
+                );
+            }
+        }
     }
 
     #[test]
-    fn a_repo_change_is_progress() {
+    fn on_disk_a_new_file_moves_the_fingerprint() {
         let dir = tempfile::tempdir().unwrap();
-        let mut d = Detector::new(config(1000));
-        let t0 = Instant::now();
-        let at = |ms: u64| t0 + Duration::from_millis(ms);
-        let s = Sample {
-            status: "working",
-            project: dir.path(),
-            transcript: None,
-            output_lines: 0,
-        };
-        d.observe("a", &s, at(0));
+        let before = repo_fingerprint(dir.path());
+        assert_eq!(repo_fingerprint(dir.path()), before);
         std::fs::write(dir.path().join("new.txt"), "x").unwrap();
-        assert_eq!(d.observe("a", &s, at(900)), None);
-        assert_eq!(
-            d.observe("a", &s, at(1300)),
-            None,
-            "the change moved the mark"
-        );
-        assert!(d.observe("a", &s, at(2000)).is_some());
+        assert_ne!(repo_fingerprint(dir.path()), before);
     }
 
     #[test]
-    fn transcript_growth_counts_lines_appended() {
-        let project = tempfile::tempdir().unwrap();
-        let elsewhere = tempfile::tempdir().unwrap();
-        let t = elsewhere.path().join("t.jsonl");
+    fn on_disk_transcripts_are_counted_by_what_was_appended() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = dir.path().join("t.jsonl");
+        let mut disk = Disk::default();
         std::fs::write(&t, "{}\n{}\n").unwrap();
-        let mut d = Detector::new(config(1000));
-        let t0 = Instant::now();
-        let at = |ms: u64| t0 + Duration::from_millis(ms);
-        let s = Sample {
-            status: "working",
-            project: project.path(),
-            transcript: Some(&t),
-            output_lines: 0,
-        };
-        d.observe("a", &s, at(0));
-        // Three lines appended: next to nothing. Output does not count for a session with a
-        // transcript (an agent's TUI redraws are not progress).
-        std::fs::write(&t, "{}\n{}\n{}\n{}\n{}\n").unwrap();
-        let s = Sample {
-            output_lines: 500,
-            ..s
-        };
-        assert_eq!(
-            d.observe("a", &s, at(1300)).as_deref(),
-            Some("working 1s, no repo change, transcript +3 lines")
-        );
-        // Ten more lines: progress.
-        std::fs::write(&t, "{}\n".repeat(15)).unwrap();
-        assert_eq!(d.observe("a", &s, at(1600)), None);
-        assert_eq!(d.observe("a", &s, at(2000)), None);
+        assert_eq!(disk.transcript_lines(&t), 2);
+        std::fs::write(&t, "{}\n{}\n{}\n{}\n{}").unwrap();
+        assert_eq!(disk.transcript_lines(&t), 4, "only complete lines");
+        std::fs::write(&t, "{}\n").unwrap();
+        assert_eq!(disk.transcript_lines(&t), 1, "rewritten: counted again");
     }
 
     #[test]

@@ -1,0 +1,483 @@
+//! Agent sessions on the host: the agent status machine ([`super::agent::Track`]) fed from a
+//! live session. Each agent session has a [`Slot`] in termio's per-session data and a monitor
+//! thread ([`start`]) that looks at the session every [`TICK`] (or screen change), types the
+//! agent's command and the spawn's queued prompt when they are due, and ends with the
+//! session. Here too: prompt delivery ([`send`]; SC-02, SC-03), hook reports
+//! ([`apply_report`]), the turn probes `--wait` reads ([`probe`]), and the transcript files
+//! the machine reads ([`Files`]).
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+use serde_json::Value;
+
+use super::agent::{Due, Report, Search, Seen, Track, Transcripts, View, READY_MAX, TICK};
+use crate::host::journal::Entry;
+use crate::host::protocol::{ErrorCode, HostError};
+use crate::host::session::State;
+use crate::term::keys::{self, Input, Step};
+use crate::termio::agents::{self, AgentDef};
+use crate::termio::reply::Status;
+use crate::termio::tracked::{link_of, termio_status, title_of, Tracked};
+use crate::termio::transcript;
+use crate::termio::typist::{self, Readiness, Typed};
+use crate::termio::wire::{Outcome, TurnProbe};
+
+/// The agent part of a session's termio data: no track for plain terminals.
+#[derive(Debug, Default)]
+pub struct Slot {
+    track: parking_lot::Mutex<Option<Track>>,
+    /// Held while typing, so the monitor and a `send` never interleave their input.
+    typing: parking_lot::Mutex<()>,
+}
+
+impl Slot {
+    /// Whether the session is an agent session.
+    pub fn is_agent(&self) -> bool {
+        self.track.lock().is_some()
+    }
+
+    /// What `list` shows, for agent sessions.
+    pub fn view(&self) -> Option<View> {
+        self.track.lock().as_ref().map(Track::view)
+    }
+
+    /// The agent's definition, for agent sessions.
+    pub fn def(&self) -> Option<AgentDef> {
+        self.track.lock().as_ref().map(|t| t.def().clone())
+    }
+
+    /// The `needs-you` changes after status sequence `seq` (oldest first, with their
+    /// questions) and the sequence now: how a watcher sampling every 100 ms still reports a
+    /// question that was answered in between. Empty for plain terminals.
+    pub fn asked_since(&self, seq: u64) -> (u64, Vec<(u64, Option<String>)>) {
+        match self.track.lock().as_ref() {
+            Some(t) => (t.seq(), t.asked_since(seq)),
+            None => (seq, Vec::new()),
+        }
+    }
+
+    /// Marks the session closed (`close`): waits end with `session_closed`.
+    pub fn mark_closed(&self) {
+        if let Some(t) = self.track.lock().as_mut() {
+            t.close(Instant::now());
+        }
+    }
+}
+
+/// Transcript files bound by a search (not named by a hook), host-wide: a file is one
+/// session's, so agents of one kind given the same prompt at once each get their own.
+static CLAIMED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// The transcripts on disk ([`crate::termio::transcript`]); a bound file is claimed
+/// host-wide (one session's only).
+pub struct Files;
+
+impl Transcripts for Files {
+    fn line_count(&self, path: &Path) -> u64 {
+        transcript::line_count(path)
+    }
+
+    fn lines(&self, path: &Path, from: u64, to: u64) -> Vec<String> {
+        transcript::lines(path, from, to)
+    }
+
+    fn bind(&self, search: &Search<'_>) -> Option<PathBuf> {
+        let full = agents::expand_pattern(search.pattern, search.cwd);
+        let files = agents::find_files(&full, search.since);
+        let holds_ours = |p: &PathBuf| {
+            let lines = transcript::lines(p, 0, transcript::line_count(p));
+            lines.iter().any(|l| {
+                search
+                    .needles
+                    .iter()
+                    .any(|n| transcript::is_prompt_for(l, n))
+            })
+        };
+        let mut claimed = CLAIMED.lock().unwrap_or_else(|e| e.into_inner());
+        let free: Vec<&PathBuf> = files.iter().filter(|p| !claimed.contains(p)).collect();
+        let pick = free
+            .iter()
+            .find(|p| holds_ours(p))
+            .map(|p| (*p).clone())
+            .or_else(|| {
+                search
+                    .any
+                    .then(|| free.first().map(|p| (*p).clone()))
+                    .flatten()
+            });
+        if let Some(p) = &pick {
+            claimed.push(p.clone());
+        }
+        pick
+    }
+}
+
+/// Makes `s` an agent session running `def` with `prompt` queued (turn 1), and starts its
+/// monitor: it types the agent's command once the shell is ready, then the prompt once the
+/// agent is ready (SC-01, SC-13), and keeps the status. Returns the prompt's turn.
+///
+/// Errors: `start_failed` when the monitor thread cannot start.
+pub fn start(s: &Tracked, def: AgentDef, prompt: String) -> Result<u64, String> {
+    let track = Track::spawned(
+        def,
+        s.meta.cwd().to_path_buf(),
+        prompt,
+        Instant::now(),
+        SystemTime::now(),
+    );
+    let turn = track.current_turn();
+    *s.meta.agent.track.lock() = Some(track);
+    let worker = s.clone();
+    std::thread::Builder::new()
+        .name("termio-agent".into())
+        .spawn(move || monitor(&worker))
+        .map_err(|e| e.to_string())?;
+    Ok(turn)
+}
+
+/// What the monitor reads from the session in one look (`text` only when the screen changed
+/// since `seen_version`).
+fn look(s: &Tracked, seen_version: u64) -> Seen {
+    let mut seen = {
+        let g = s.lock();
+        Seen {
+            running: g.state == State::Running,
+            agent_front: false,
+            version: g.version,
+            quiet: SystemTime::now()
+                .duration_since(g.updated_at)
+                .unwrap_or_default(),
+            text: (g.version != seen_version).then(|| g.emulator.snapshot().text()),
+            title: g.emulator.title().map(str::to_string),
+            osc: g
+                .emulator
+                .program_status()
+                .map(|p| (g.emulator.status_reports(), p.clone())),
+            progress: g.emulator.progress(),
+        }
+    };
+    seen.agent_front = s
+        .foreground_group()
+        .is_some_and(|g| g > 0 && g as u32 != s.pid);
+    seen
+}
+
+/// The monitor of an agent session: every [`TICK`] (or screen change), looks at the screen,
+/// title, OSC reports and the foreground process group, feeds the status machine, and types
+/// what is due. Ends with the session.
+fn monitor(s: &Tracked) {
+    let shell_started = Instant::now();
+    let mut seen_version = 0u64;
+    loop {
+        let from = seen_version;
+        s.wait_until(Instant::now() + TICK, |g| {
+            g.version != from || g.state != State::Running
+        });
+        let seen = look(s, seen_version);
+        seen_version = seen.version;
+        let due = {
+            let mut guard = s.meta.agent.track.lock();
+            let Some(t) = guard.as_mut() else { return };
+            let now = Instant::now();
+            t.observe(&seen, now, &Files);
+            if !seen.running {
+                return;
+            }
+            t.due(seen.quiet, now)
+        };
+        match due {
+            Due::Nothing => {}
+            Due::Launch(line) => {
+                if typist::shell_ready(s, shell_started) == Readiness::Ready {
+                    let _typing = s.meta.agent.typing.lock();
+                    if let Ok(typed) = typist::input_steps(&line, &[]) {
+                        let _ = typist::submit(s, typed, true);
+                    }
+                    if let Some(t) = s.meta.agent.track.lock().as_mut() {
+                        t.command_typed(Instant::now());
+                    }
+                }
+            }
+            Due::Prompt => {
+                let queued = s
+                    .meta
+                    .agent
+                    .track
+                    .lock()
+                    .as_mut()
+                    .and_then(Track::take_queued);
+                if let Some((id, text)) = queued {
+                    let _ = type_turn(s, &text, Some(id));
+                }
+            }
+        }
+    }
+}
+
+/// What a `send` to an agent did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sent {
+    /// The turn the wait follows.
+    pub turn: u64,
+    /// The status sequence the wait starts after.
+    pub seq: u64,
+    /// The transcript, when known.
+    pub transcript: Option<PathBuf>,
+    /// Its line count before the text.
+    pub cursor: Option<u64>,
+}
+
+/// Types a prompt into an agent (SC-02, SC-03): bracketed paste when the text spans lines or
+/// the agent has mode 2004 on, else typed; then, after the agent's quiet gap, a Return in its
+/// own write. `turn` is the queued turn being delivered; `None` makes a new turn.
+///
+/// Errors: `session_exited` when the program has ended.
+fn type_turn(s: &Tracked, text: &str, turn: Option<u64>) -> Result<Sent, HostError> {
+    let _typing = s.meta.agent.typing.lock();
+    let (gap, path) = {
+        let g = s.meta.agent.track.lock();
+        let t = g.as_ref().ok_or_else(|| not_agent(s))?;
+        if t.is_gone() {
+            // The shell is in front again: typing would run the text as a command.
+            return Err(HostError::new(
+                ErrorCode::SessionExited,
+                "the agent exited back to its shell; nothing was typed",
+            ));
+        }
+        (
+            Duration::from_millis(t.def().quiet_ms),
+            t.transcript().map(Path::to_path_buf),
+        )
+    };
+    let cursor = path.as_deref().map(transcript::line_count);
+    let paste = text.contains('\n') || s.lock().emulator.modes().bracketed_paste;
+    let input = if paste {
+        Input::Paste(text.to_string())
+    } else {
+        Input::Text(text.to_string())
+    };
+    let step = if paste {
+        Step::Paste(text.to_string())
+    } else {
+        Step::Text(text.to_string())
+    };
+    s.send(vec![step])?;
+    std::thread::sleep(gap);
+    let version = s.lock().version;
+    let enter = keys::parse_key("Enter")
+        .map_err(|e| HostError::new(ErrorCode::InvalidRequest, e.to_string()))?;
+    // The turn counts as delivered before its Return is written, so the fastest reaction to
+    // it (a hook reporting `working` at once) is already the turn's.
+    let sent = {
+        let mut g = s.meta.agent.track.lock();
+        let t = g.as_mut().ok_or_else(|| not_agent(s))?;
+        let d = t.deliver(turn, text, cursor, version, Instant::now());
+        Sent {
+            turn: d.turn,
+            seq: d.seq,
+            transcript: t.transcript().map(Path::to_path_buf),
+            cursor,
+        }
+    };
+    s.send(vec![Step::Key(enter)])?;
+    s.record(Entry::Send {
+        inputs: vec![input, Input::Keys("Enter".into())],
+    });
+    Ok(sent)
+}
+
+fn not_agent(s: &Tracked) -> HostError {
+    HostError::new(
+        ErrorCode::InvalidOperation,
+        format!("session {} is not an agent session", s.id),
+    )
+}
+
+/// `send` to an agent session: waits (≤ [`READY_MAX`]) for a queued spawn prompt to be
+/// delivered unless the agent is asking something; then either answers the question (the
+/// text and Return go to the dialog, the current turn continues) or types a new prompt
+/// (`type_turn`). `keys`/no Return: typed as given, no new turn.
+///
+/// Errors: `session_exited`.
+pub fn send(
+    s: &Tracked,
+    text: &str,
+    typed: Typed,
+    with_keys: bool,
+    enter: bool,
+) -> Result<Sent, HostError> {
+    let until = Instant::now() + READY_MAX;
+    loop {
+        let waiting = s
+            .meta
+            .agent
+            .track
+            .lock()
+            .as_ref()
+            .is_some_and(Track::waiting_to_deliver);
+        if !waiting || Instant::now() >= until || s.lock().state != State::Running {
+            break;
+        }
+        std::thread::sleep(TICK);
+    }
+    let (asking, current, seq, path) = {
+        let g = s.meta.agent.track.lock();
+        let t = g.as_ref().ok_or_else(|| not_agent(s))?;
+        (
+            t.status() == Status::NeedsYou,
+            t.current_turn(),
+            t.seq(),
+            t.transcript().map(Path::to_path_buf),
+        )
+    };
+    let plain = !enter || text.is_empty() || with_keys;
+    if asking || plain {
+        let cursor = path.as_deref().map(transcript::line_count);
+        // Marked before the answer is typed: the agent may act on it at once.
+        let seq_after = {
+            let mut g = s.meta.agent.track.lock();
+            let t = g.as_mut().ok_or_else(|| not_agent(s))?;
+            if asking {
+                t.answer(Instant::now());
+            }
+            t.seq()
+        };
+        {
+            let _typing = s.meta.agent.typing.lock();
+            typist::submit(s, typed, enter)?;
+        }
+        return Ok(Sent {
+            turn: current,
+            seq: if asking { seq_after } else { seq },
+            transcript: path,
+            cursor,
+        });
+    }
+    type_turn(s, text, None)
+}
+
+/// One turn probe: blocks until turn `id` is decided (for a wait that started at `from_seq`)
+/// or `budget` passes.
+pub fn probe(s: &Tracked, id: u64, from_seq: u64, budget: Duration) -> TurnProbe {
+    let end = Instant::now() + budget;
+    loop {
+        let running = s.lock().state == State::Running;
+        let (outcome, message, view, range, start) = {
+            let g = s.meta.agent.track.lock();
+            match g.as_ref() {
+                None => (
+                    Outcome::Stalled,
+                    Some("not an agent session".to_string()),
+                    None,
+                    None,
+                    None,
+                ),
+                Some(t) => {
+                    let (o, m) = t.outcome(id, from_seq, running);
+                    (
+                        o,
+                        m,
+                        Some(t.view()),
+                        t.settled_range(id),
+                        t.response_start(id, &Files),
+                    )
+                }
+            }
+        };
+        if outcome != Outcome::Pending || Instant::now() >= end {
+            let view = view.unwrap_or(View {
+                agent: String::new(),
+                status: termio_status(s),
+                reason: String::new(),
+                since: SystemTime::now(),
+                prompt: None,
+                transcript: None,
+                cursor_end: None,
+                seq: 0,
+                settling: false,
+            });
+            let settled = outcome == Outcome::Settled;
+            return TurnProbe {
+                target: link_of(s),
+                title: title_of(s),
+                outcome,
+                status: view.status,
+                reason: view.reason,
+                prompt: (outcome == Outcome::NeedsYou)
+                    .then_some(view.prompt)
+                    .flatten(),
+                transcript: view
+                    .transcript
+                    .as_ref()
+                    .map(|p| p.to_string_lossy().into_owned()),
+                cursor: match range.filter(|_| settled) {
+                    Some(r) => Some(r.0),
+                    None => start.filter(|_| view.transcript.is_some()),
+                },
+                cursor_end: range.filter(|_| settled).map(|r| r.1),
+                message,
+            };
+        }
+        std::thread::sleep(TICK);
+    }
+}
+
+/// A hook's report (`termio agent report`): `state` is `working|idle|done|needs-you|auto`
+/// (`auto`: from `event` and the hook's stdin `input`, see
+/// [`crate::termio::agents::auto_state`]). Also takes the transcript path (`transcript_path`),
+/// the Stop hook's `last_assistant_message` (or Codex notify's `last-assistant-message`) for
+/// the transcript catch-up (SC-14), and `message` for `needs-you`. A session that is not an
+/// agent session yet becomes one of kind `agent` (its status then from hooks only).
+///
+/// Errors: `bad_request` for an unknown state.
+pub fn apply_report(
+    s: &Tracked,
+    state: &str,
+    agent: &str,
+    event: &str,
+    input: &Value,
+) -> Result<(), String> {
+    let status = match state {
+        "auto" => agents::auto_state(event, input),
+        "working" => Some(Status::Working),
+        "idle" => Some(Status::Idle),
+        "done" => Some(Status::Done),
+        "needs-you" => Some(Status::NeedsYou),
+        other => return Err(format!("unknown state {other:?}")),
+    };
+    let text = |k: &str| {
+        input
+            .get(k)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .map(str::to_string)
+    };
+    let report = Report {
+        status,
+        reason: if event.is_empty() {
+            format!("hook report {state}")
+        } else {
+            format!("hook {event}")
+        },
+        message: text("message"),
+        transcript: text("transcript_path").map(PathBuf::from),
+        last_message: text("last_assistant_message").or_else(|| text("last-assistant-message")),
+    };
+    let mut g = s.meta.agent.track.lock();
+    let now = Instant::now();
+    let t = g.get_or_insert_with(|| {
+        let def = agents::Registry::load()
+            .ok()
+            .and_then(|r| r.get(agent).ok())
+            .unwrap_or_else(|| AgentDef {
+                name: agent.to_string(),
+                command: agent.to_string(),
+                ..AgentDef::default()
+            });
+        Track::adopted(def, s.meta.cwd().to_path_buf(), now, SystemTime::now())
+    });
+    t.report(report, now);
+    Ok(())
+}
