@@ -1682,3 +1682,63 @@ fn a_stalled_host_with_a_full_backlog_gives_host_unavailable_in_time() {
     drop(queued);
     drop(stalled);
 }
+
+/// `session read`, `list` and `send` in their plain forms take the client's fast path (no full
+/// command tree; the host's reply printed as it came); the same request spelled so that only
+/// the full parser takes it (`--` before the id, `--flag=value`) must print the same bytes and
+/// exit with the same code (issue: host redesign, item 6).
+#[test]
+fn the_fast_client_path_answers_like_the_full_parser() {
+    let h = Host::new();
+    let id = h.start(&["--", "sh", "-c", "echo 'fast and full'; exec sleep 30"]);
+    h.wait(&id, "fast and full");
+    let same = |fast: &[&str], full: &[&str]| {
+        let a = h.cmd().arg("session").args(fast).output().unwrap();
+        let b = h.cmd().arg("session").args(full).output().unwrap();
+        assert_eq!(
+            (a.status.code(), String::from_utf8_lossy(&a.stdout)),
+            (b.status.code(), String::from_utf8_lossy(&b.stdout)),
+            "{fast:?} vs {full:?}"
+        );
+        assert_eq!(a.stderr, b.stderr, "{fast:?} vs {full:?}");
+        a.status.code()
+    };
+    assert_eq!(same(&["read", &id], &["read", "--", &id]), Some(0));
+    assert_eq!(
+        same(
+            &["read", &id, "--structured"],
+            &["read", "--structured", "--", &id]
+        ),
+        Some(0)
+    );
+    assert_eq!(same(&["list"], &["list", "-C", "/dev/null"]), Some(0));
+    assert_eq!(
+        same(&["list", "--all"], &["list", "--all", "-C", "/dev/null"]),
+        Some(0)
+    );
+    assert_eq!(
+        same(&["read", "s_missing"], &["read", "--", "s_missing"]),
+        Some(1)
+    );
+    assert_eq!(
+        same(
+            &["send", "s_missing", "--text", "x"],
+            &["send", "s_missing", "--text=x"]
+        ),
+        Some(1)
+    );
+    assert_eq!(
+        same(
+            &["send", &id, "--keys", "Hyper+Q"],
+            &["send", &id, "--keys=Hyper+Q"]
+        ),
+        Some(1)
+    );
+    // A send's reply carries the version it was applied at, so compare its shape.
+    let (fast, code) = h.run(&["send", &id, "--text", "a", "--keys", "Enter"]);
+    let (full, full_code) = h.run(&["send", &id, "--text=a", "--keys=Enter"]);
+    assert_eq!((code, full_code), (0, 0));
+    let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(keys(&fast), keys(&full));
+    h.ok(&["stop", &id]);
+}

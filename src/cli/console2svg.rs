@@ -175,6 +175,10 @@ fn parse_seconds(s: &str) -> Result<Duration, String> {
 /// Entry point of the `console2svg` binary.
 pub fn main() -> Result<(), CliError> {
     let mut argv: Vec<OsString> = std::env::args_os().collect();
+    // The client's hot verbs skip building the whole command tree.
+    if let Some(code) = super::session::fast_path(argv.get(1..).unwrap_or_default()) {
+        std::process::exit(code);
+    }
     // Legacy root form: `console2svg [capture options] [--] cmd…`.
     let first = argv.get(1).and_then(|a| a.to_str()).unwrap_or("");
     let root_flag = matches!(first, "--help" | "--version" | "-V");

@@ -180,24 +180,6 @@ fn emit(result: Result<Value, HostError>) -> i32 {
     }
 }
 
-/// Prints a reply line as the host wrote it (see [`client::request_line`]) and returns the
-/// exit code: 0, or 1 for an error.
-fn emit_line(result: Result<String, HostError>) -> i32 {
-    match result {
-        Ok(mut line) => {
-            line.push('\n');
-            match super::print_stdout(&line) {
-                Ok(()) => 0,
-                Err(e) => {
-                    super::print_error("console2svg", &e.message);
-                    1
-                }
-            }
-        }
-        Err(e) => emit(Err(e)),
-    }
-}
-
 /// Runs a `session` subcommand; `matches` are the `send` matches (for argument order).
 pub fn run(
     command: SessionCommand,
@@ -235,7 +217,10 @@ pub fn run(
         }
         SessionCommand::List { all } => emit(client::request(&Request::List { all })),
         SessionCommand::Read { id, structured } => {
-            emit_line(client::request_line(&Request::Read { id, structured }))
+            match client::request_raw(&Request::Read { id, structured }) {
+                Ok(raw) => emit_raw(raw),
+                Err(e) => emit(Err(e)),
+            }
         }
         SessionCommand::Wait(a) => wait(a),
         SessionCommand::Send(a) => {
@@ -278,6 +263,86 @@ pub fn run(
             }
             emit(client::request(&Request::StopAll))
         }
+    }
+}
+
+/// The client's fast path: `session read`, `session list` and `session send` in their plain
+/// forms, recognised from `args` (argv without the program name) without building the whole
+/// clap command tree of the binary; `None` for anything else (flags in another form, `--help`,
+/// `-C`, an unknown flag, a value that looks like a flag, non-UTF-8), which the full parser
+/// handles exactly as before, its errors included.
+///
+/// Accepted (each flag spelled out, values as separate arguments):
+/// `session read <id> [--structured]`, `session list [--all]`,
+/// `session send <id> (--text|--keys|--paste|--raw-hex <value>)…`. What is accepted means
+/// what clap would make of it, so the reply and the exit code are the same; only the time to
+/// get there is shorter (issue: host redesign, item 6).
+pub fn fast_path(args: &[OsString]) -> Option<i32> {
+    let args: Vec<&str> = args.iter().map(|a| a.to_str()).collect::<Option<_>>()?;
+    // A value clap would read as a flag (or an empty one, clap's `--text ''` is fine but
+    // rare) goes the long way.
+    let plain = |v: &str| !v.starts_with('-');
+    let request = match args.as_slice() {
+        ["session", "list"] => Request::List { all: false },
+        ["session", "list", "--all"] => Request::List { all: true },
+        ["session", "read", id] if plain(id) => Request::Read {
+            id: id.to_string(),
+            structured: false,
+        },
+        ["session", "read", id, "--structured"] | ["session", "read", "--structured", id]
+            if plain(id) =>
+        {
+            Request::Read {
+                id: id.to_string(),
+                structured: true,
+            }
+        }
+        ["session", "send", id, rest @ ..] if plain(id) && !rest.is_empty() => {
+            let mut inputs = Vec::with_capacity(rest.len() / 2);
+            for pair in rest.chunks(2) {
+                let [flag, value] = pair else { return None };
+                if !plain(value) {
+                    return None;
+                }
+                let value = value.to_string();
+                inputs.push(match *flag {
+                    "--text" => Input::Text(value),
+                    "--keys" => Input::Keys(value),
+                    "--paste" => Input::Paste(value),
+                    "--raw-hex" => Input::RawHex(value),
+                    _ => return None,
+                });
+            }
+            Request::Send {
+                id: id.to_string(),
+                inputs,
+            }
+        }
+        _ => return None,
+    };
+    client::install_interrupt_handler();
+    Some(match client::request_raw(&request) {
+        Ok(raw) => emit_raw(raw),
+        Err(e) => emit(Err(e)),
+    })
+}
+
+/// Prints a reply as the host wrote it (see [`client::request_raw`]) and returns the exit code,
+/// as [`emit`] does for the same reply.
+fn emit_raw(raw: client::Raw) -> i32 {
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(&raw.line).and_then(|_| out.flush()) {
+        super::print_error("console2svg", &format!("cannot write to stdout: {e}"));
+        return 1;
+    }
+    match raw.failed {
+        Some(m) => {
+            if !m.is_empty() {
+                super::print_error("console2svg", &m);
+            }
+            1
+        }
+        None => 0,
     }
 }
 

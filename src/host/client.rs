@@ -6,6 +6,7 @@ use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -16,13 +17,24 @@ use super::protocol::{ErrorCode, HostError, Request};
 /// How long a client waits for a reply (session spec: "bounded to five seconds").
 pub const REPLY_TIMEOUT: Duration = Duration::from_secs(5);
 
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+static INTERRUPTED: std::sync::LazyLock<Arc<AtomicBool>> =
+    std::sync::LazyLock::new(|| Arc::new(AtomicBool::new(false)));
 
 /// Makes Ctrl+C (SIGINT), SIGTERM and SIGHUP set a flag that cancels the current wait instead
 /// of killing the process, so a `cancelled` reply can be printed and nothing is left behind.
-/// Safe to call more than once.
+/// Safe to call more than once. The handler only sets the flag (signal-hook's `flag`), so no
+/// thread is started: this is on every client's start-up path.
 pub fn install_interrupt_handler() {
-    let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        for signal in [
+            signal_hook::consts::SIGINT,
+            signal_hook::consts::SIGTERM,
+            signal_hook::consts::SIGHUP,
+        ] {
+            let _ = signal_hook::flag::register(signal, Arc::clone(&INTERRUPTED));
+        }
+    });
 }
 
 /// True once Ctrl+C was pressed.
@@ -199,35 +211,69 @@ fn request_inner(
     Ok(value)
 }
 
-/// The start of every error envelope the host writes ([`HostError::envelope`]); no other reply
-/// starts this way (a failed `wait` has `"sessionId"` after its status).
-pub const ENVELOPE_PREFIX: &str = r#"{"schemaVersion":1,"status":"error","error":"#;
-
-/// Sends `request` and returns the host's reply line as it came, without parsing it (an error
-/// envelope becomes `Err`): the lean path for replies the CLI prints unchanged, so a
-/// 500×500 `read --structured` (about 75 MB of JSON) is never turned into a value tree.
-///
-/// Errors: as [`request`].
-pub fn request_line(request: &Request) -> Result<String, HostError> {
-    let reply = reply_line(request, true, REPLY_TIMEOUT)?;
-    if reply.starts_with(ENVELOPE_PREFIX.as_bytes()) {
-        let value: Value = serde_json::from_slice(&reply).map_err(unreadable)?;
-        let code = serde_json::from_value::<ErrorCode>(value["error"]["code"].clone())
-            .unwrap_or(ErrorCode::SessionError);
-        let message = value["error"]["message"].as_str().unwrap_or("").to_string();
-        return Err(HostError::new(code, message));
-    }
-    String::from_utf8(reply).map_err(|e| unreadable(e.to_string()))
+/// A reply as the host wrote it, for printing as is: [`Raw::line`] is one JSON document and
+/// its newline, byte for byte what [`request`]'s value prints as, without building the value.
+#[derive(Debug, Clone)]
+pub struct Raw {
+    /// The reply line, newline included.
+    pub line: Vec<u8>,
+    /// `error.message` of a reply whose `status` is `"error"` but which still carries a result
+    /// (the caller prints it and exits 1); `None` for a success.
+    pub failed: Option<String>,
 }
 
-fn unreadable(e: impl std::fmt::Display) -> HostError {
+/// Like [`request`], but the reply comes back as the host's line ([`Raw`]), only scanned for an
+/// error envelope: the client's compact path for replies printed unchanged (`session read`,
+/// `list`, `send`), which never builds the reply as a `Value` and prints it again.
+///
+/// Errors: as [`request`].
+pub fn request_raw(request: &Request) -> Result<Raw, HostError> {
+    /// Presence of a field, whatever its value (`null` included, as `Value::get` sees it).
+    #[derive(Default)]
+    struct Present(bool);
+    impl<'de> serde::Deserialize<'de> for Present {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Present, D::Error> {
+            serde::de::IgnoredAny::deserialize(d).map(|_| Present(true))
+        }
+    }
+    #[derive(serde::Deserialize)]
+    struct Head {
+        #[serde(default)]
+        status: Option<String>,
+        #[serde(default)]
+        error: Option<Value>,
+        #[serde(default)]
+        result: Present,
+    }
+    let line = reply_line(request, true, REPLY_TIMEOUT)?;
+    let head: Head = serde_json::from_slice(&line).map_err(unreadable)?;
+    if head.status.as_deref() != Some("error") {
+        return Ok(Raw { line, failed: None });
+    }
+    let error = head.error.unwrap_or_default();
+    let message = error["message"].as_str().unwrap_or("").to_string();
+    if !head.result.0 {
+        let code = serde_json::from_value::<ErrorCode>(error["code"].clone())
+            .unwrap_or(ErrorCode::SessionError);
+        return Err(HostError::new(code, message));
+    }
+    Ok(Raw {
+        line,
+        failed: Some(message),
+    })
+}
+
+fn unreadable(e: serde_json::Error) -> HostError {
     HostError::new(
         ErrorCode::HostUnavailable,
         format!("unreadable reply from the host: {e}"),
     )
 }
 
-/// Sends `request` and reads one reply line (without its newline) within `timeout`.
+/// Sends `request` and reads the reply line (newline included) within `timeout`.
+///
+/// Errors: `host_unavailable` when no reply arrives in time or the host closes the connection
+/// first; `cancelled` on Ctrl+C when `honor_interrupt`.
 fn reply_line(
     request: &Request,
     honor_interrupt: bool,
@@ -280,6 +326,9 @@ fn reply_line(
             ErrorCode::HostUnavailable,
             "the host closed the connection without a reply",
         ));
+    }
+    if !reply.ends_with(b"\n") {
+        reply.push(b'\n');
     }
     Ok(reply)
 }
@@ -384,16 +433,5 @@ impl Stream {
                 Err(_) => return Err(StreamEnd::Closed),
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_error_envelope_starts_with_the_prefix_the_lean_path_looks_for() {
-        let e = HostError::new(ErrorCode::SessionNotFound, "no session s_x");
-        assert!(e.envelope().to_string().starts_with(ENVELOPE_PREFIX));
     }
 }
