@@ -310,7 +310,13 @@ impl Runner<'_> {
             color_env: launch.colorenv.unwrap_or(true),
             delete_ci_env: launch.delete_envs.unwrap_or(true),
             env: Vec::new(),
-            base_env: None,
+            // The secrets the document sends are typed, never inherited by the program.
+            base_env: Some(
+                crate::pty::caller_env()
+                    .into_iter()
+                    .filter(|(k, _)| !self.secrets.contains_key(k))
+                    .collect(),
+            ),
         };
         let session = Session::start(&spec, None).map_err(|e| e.message)?;
         self.outcome.session_id = session.id.clone();

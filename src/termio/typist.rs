@@ -71,6 +71,8 @@ pub fn submit(s: &Tracked, typed: Typed, enter: bool) -> Result<(u64, bool), Hos
     let since = s.lock().version;
     let Typed { mut inputs, steps } = typed;
     let wrote_text = !steps.is_empty();
+    // Read before the input is written: text typed at a hidden prompt is never journaled.
+    let hidden = s.hidden_prompt();
     if wrote_text {
         s.send(steps)?;
     }
@@ -83,7 +85,7 @@ pub fn submit(s: &Tracked, typed: Typed, enter: bool) -> Result<(u64, bool), Hos
         s.send(vec![Step::Key(key)])?;
         inputs.push(Input::Keys("Enter".into()));
     }
-    s.record(Entry::Send { inputs });
+    s.record(Entry::send(inputs, hidden));
     let command = enter && s.meta.is_shell() && matches!(before, Status::Idle | Status::Done);
     if command {
         s.meta.shell.lock().submitted(Instant::now());

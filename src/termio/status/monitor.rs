@@ -262,6 +262,8 @@ fn type_turn(s: &Tracked, text: &str, turn: Option<u64>) -> Result<Sent, HostErr
     } else {
         Step::Text(text.to_string())
     };
+    // Read before the input is written: a prompt typed at a hidden prompt is never journaled.
+    let hidden = s.hidden_prompt();
     s.send(vec![step])?;
     std::thread::sleep(gap);
     let version = s.lock().version;
@@ -281,9 +283,10 @@ fn type_turn(s: &Tracked, text: &str, turn: Option<u64>) -> Result<Sent, HostErr
         }
     };
     s.send(vec![Step::Key(enter)])?;
-    s.record(Entry::Send {
-        inputs: vec![input, Input::Keys("Enter".into())],
-    });
+    s.record(Entry::send(
+        vec![input, Input::Keys("Enter".into())],
+        hidden,
+    ));
     Ok(sent)
 }
 
