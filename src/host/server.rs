@@ -235,6 +235,16 @@ impl Host {
         })
     }
 
+    /// A session that can still serve screens and input.
+    ///
+    /// Errors: as [`Host::session`]; `session_error` when its terminal emulator failed
+    /// ([`Session::usable`]).
+    fn live(&self, id: &str) -> Result<Arc<Session>, HostError> {
+        let s = self.session(id)?;
+        s.usable()?;
+        Ok(s)
+    }
+
     /// Applies one request. Anything slow (waiting, stopping, serialising a screen) comes
     /// back as [`Outcome::Later`] for the connection's own thread.
     fn handle(&mut self, request: Request) -> Result<Outcome, HostError> {
@@ -301,7 +311,7 @@ impl Host {
                 )
             }
             Request::Read { id, structured } => {
-                let s = self.session(&id)?;
+                let s = self.live(&id)?;
                 s.record(Entry::Read);
                 Ok(Outcome::Later(Box::new(move || {
                     // Snapshot under the lock; serialise (possibly megabytes) after it.
@@ -331,7 +341,7 @@ impl Host {
                 condition,
                 timeout_ms,
             } => {
-                let s = self.session(&id)?;
+                let s = self.live(&id)?;
                 Ok(Outcome::Later(Box::new(move || {
                     let waiter = s.add_waiter(condition.clone(), timeout_ms)?;
                     let mut reply = poll(&s, waiter, &condition, Duration::ZERO)?;
@@ -340,7 +350,7 @@ impl Host {
                 })))
             }
             Request::WaitPoll { id, waiter } => {
-                let s = self.session(&id)?;
+                let s = self.live(&id)?;
                 // Everything that takes the session's lock happens off the worker.
                 Ok(Outcome::Later(Box::new(move || {
                     let condition = s.lock().condition_of(waiter).ok_or_else(|| {
@@ -374,7 +384,7 @@ impl Host {
                     };
                     HostError::new(code, e.to_string())
                 })?;
-                let s = self.session(&id)?;
+                let s = self.live(&id)?;
                 let paste = steps.iter().any(|st| matches!(st, keys::Step::Paste(_)));
                 // The version before any of this input can have an effect, so that
                 // `wait --since <version>` sees even the fastest echo.
@@ -404,7 +414,7 @@ impl Host {
                         "width and height must be 1–500",
                     ));
                 }
-                let s = self.session(&id)?;
+                let s = self.live(&id)?;
                 let version = s.resize(width, height)?;
                 s.record(Entry::Resize { width, height });
                 let g = s.lock();
@@ -451,7 +461,7 @@ impl Host {
                 })))
             }
             Request::Snapshot { id } => {
-                let s = self.session(&id)?;
+                let s = self.live(&id)?;
                 Ok(Outcome::Later(Box::new(move || {
                     s.settle(CAPTURE_QUIET, CAPTURE_SETTLE_MAX);
                     let (state, version, screen) = {
@@ -494,7 +504,7 @@ impl Host {
                 })))
             }
             Request::Attach { id } => {
-                let s = self.session(&id)?;
+                let s = self.live(&id)?;
                 Ok(Outcome::Stream(Box::new(move |stream| {
                     events::serve_attach(stream, s)
                 })))
