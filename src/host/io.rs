@@ -7,9 +7,15 @@
 //! written when the PTY has room ([`Core::flush`]); a program's exit arrives on its pidfd.
 //! Timers (synchronized-output deadlines, the drain after an exit) come from each session's
 //! [`Pump`].
+//!
+//! Each session's parsing runs under `catch_unwind`: should a session's emulator panic, only
+//! that session ends ([`super::session::Shared::fail`]: `unavailable`, later requests get
+//! `session_error`, its program is ended); the loop, the host and the other sessions go on.
+//! The session lock is parking_lot's, which a panic does not poison.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::os::fd::{AsFd, OwnedFd};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -23,6 +29,67 @@ use crate::pty::{self as ptys, Exit};
 
 /// How often the exit of a program without a pidfd is polled.
 const EXIT_POLL: Duration = Duration::from_millis(20);
+
+/// Grace between SIGTERM and SIGKILL for the program of a session whose emulator failed.
+const FAILED_GRACE: Duration = Duration::from_secs(2);
+
+/// Test hook (for tests only): with `CONSOLE2SVG_TEST_PANIC_ON=<text>` in the host's
+/// environment, parsing a session's output that contains `<text>` panics.
+pub const TEST_PANIC_ENV: &str = "CONSOLE2SVG_TEST_PANIC_ON";
+
+/// Test hook (for tests only): with `CONSOLE2SVG_TEST_PANIC_ON_RESIZE=<text>` in the host's
+/// environment, resizing a session whose screen shows `<text>` panics.
+pub const TEST_PANIC_RESIZE_ENV: &str = "CONSOLE2SVG_TEST_PANIC_ON_RESIZE";
+
+/// The test hooks' texts, read once when the host starts its I/O loop: the integration tests
+/// prove with them that a failing emulator ends only its own session, now that no known input
+/// makes it fail. Unset (always, outside tests): no effect.
+fn test_hooks() -> &'static (Option<String>, Option<String>) {
+    static HOOKS: OnceLock<(Option<String>, Option<String>)> = OnceLock::new();
+    HOOKS.get_or_init(|| {
+        let var = |name| std::env::var(name).ok().filter(|v: &String| !v.is_empty());
+        (var(TEST_PANIC_ENV), var(TEST_PANIC_RESIZE_ENV))
+    })
+}
+
+/// The test hook on the output path (see [`TEST_PANIC_ENV`]).
+fn test_panic_on_output(bytes: &[u8]) {
+    if let Some(text) = &test_hooks().0 {
+        if memchr::memmem::find(bytes, text.as_bytes()).is_some() {
+            panic!("test hook: the output contains ${TEST_PANIC_ENV}");
+        }
+    }
+}
+
+/// The test hook on the resize path (see [`TEST_PANIC_RESIZE_ENV`]).
+pub(super) fn test_panic_on_resize(emulator: &crate::term::Emulator) {
+    if let Some(text) = &test_hooks().1 {
+        if (0..emulator.rows()).any(|r| emulator.row_text(r).contains(text.as_str())) {
+            panic!("test hook: the screen shows ${TEST_PANIC_RESIZE_ENV}");
+        }
+    }
+}
+
+/// The message of a caught emulator panic, for [`super::session::Shared::fail`].
+pub(super) fn emulator_failure(panic: Box<dyn std::any::Any + Send>) -> String {
+    let what = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".into());
+    format!("internal error: {what}")
+}
+
+/// Ends the program of a session whose emulator failed: SIGTERM and SIGHUP to its process
+/// groups now, SIGKILL after [`FAILED_GRACE`] (on a thread of its own: the caller never waits).
+/// The I/O loop reaps the exit as usual.
+pub(super) fn end_failed(pid: u32) {
+    let sids = HashSet::from([pid]);
+    crate::pty::group::begin_end(&sids);
+    let _ = std::thread::Builder::new()
+        .name("host-end".into())
+        .spawn(move || crate::pty::group::finish_end(&sids, Instant::now() + FAILED_GRACE));
+}
 
 /// The loop's handle: its poller and the queue of sessions to take on.
 pub(super) struct Io {
@@ -52,6 +119,7 @@ struct Entry {
 pub(super) fn io() -> &'static Io {
     static IO: OnceLock<&'static Io> = OnceLock::new();
     IO.get_or_init(|| {
+        test_hooks();
         let io: &'static Io = Box::leak(Box::new(Io {
             poller: Poller::new().expect("an epoll instance"),
             inbox: Mutex::new(Vec::new()),
@@ -180,7 +248,7 @@ fn run(io: &'static Io) {
                 if e.exit_fd.is_none() {
                     e.reap(io);
                 }
-                e.tick(now);
+                e.tick(io, now);
             }
         }
         table.retain(|_, e| {
@@ -206,33 +274,78 @@ fn forget(io: &Io, e: &Entry) {
 }
 
 impl Entry {
-    /// One read of the session's output, parsed under its lock.
+    /// One read of the session's output, parsed under its lock (and `catch_unwind`).
     fn read(&mut self, io: &Io, buf: &mut [u8]) {
         match pump::read_some(self.core.fd.as_fd(), buf) {
             Ok(None) => {}
             Ok(Some(0)) | Err(_) => {
                 self.pump.end_of_output();
                 let _ = io.poller.delete(&self.core.fd);
-                self.tick(Instant::now());
+                self.tick(io, Instant::now());
             }
             Ok(Some(n)) => {
-                let answers = {
-                    let mut g = self.core.lock();
-                    let answers = self.pump.output(&mut g.emulator, &buf[..n]);
+                let bytes = &buf[..n];
+                let parsed = self.guarded(|pump, g| {
+                    test_panic_on_output(bytes);
+                    let answers = pump.output(&mut g.emulator, bytes);
                     g.bump();
-                    self.due = next_due(
-                        &self.pump,
-                        &g.emulator,
-                        self.exit_fd.is_none(),
-                        self.finished,
-                    );
                     answers
-                };
-                self.core.changed.notify_all();
-                if !answers.is_empty() {
-                    // Query answers go out in order with any pending input.
-                    let _ = self.core.queue(vec![answers], false);
+                });
+                match parsed {
+                    Some(answers) if !answers.is_empty() => {
+                        // Query answers go out in order with any pending input.
+                        let _ = self.core.queue(vec![answers], false);
+                    }
+                    Some(_) => {}
+                    None => self.stop_after_failure(io),
                 }
+            }
+        }
+    }
+
+    /// Runs `f` on the pump and the session's state under its lock, catching a panic of the
+    /// emulator: then the session fails ([`super::session::Shared::fail`]) and `None` comes
+    /// back. Also `None`, without running `f`, for a session that failed before (a resize's
+    /// panic). Notifies the session's waiters either way.
+    fn guarded<R>(
+        &mut self,
+        f: impl FnOnce(&mut Pump, &mut super::session::Shared) -> R,
+    ) -> Option<R> {
+        let mut g = self.core.lock();
+        let out = if g.failure().is_some() {
+            None
+        } else {
+            let pump = &mut self.pump;
+            match catch_unwind(AssertUnwindSafe(|| f(pump, &mut g))) {
+                Ok(r) => Some(r),
+                Err(panic) => {
+                    g.fail(emulator_failure(panic));
+                    None
+                }
+            }
+        };
+        self.due = next_due(
+            &self.pump,
+            &g.emulator,
+            self.exit_fd.is_none(),
+            self.finished,
+        );
+        drop(g);
+        self.core.changed.notify_all();
+        out
+    }
+
+    /// After the session's emulator failed: no more reading its PTY, and its program is ended
+    /// (the loop still reaps the exit, then lets the session go).
+    fn stop_after_failure(&mut self, io: &Io) {
+        if self.pump.at_eof() {
+            return;
+        }
+        self.pump.end_of_output();
+        let _ = io.poller.delete(&self.core.fd);
+        if self.pump.exit().is_none() {
+            if let Some(pid) = self.child.process_id() {
+                end_failed(pid);
             }
         }
     }
@@ -257,27 +370,41 @@ impl Entry {
         self.pump.exited(exit.clone(), now);
         self.core.lock().exit = Some(exit);
         self.core.changed.notify_all();
-        self.tick(now);
+        self.tick(io, now);
     }
 
     /// Runs the pump's timers; marks the session ended once its output is complete.
-    fn tick(&mut self, now: Instant) {
-        let mut g = self.core.lock();
-        let t = self.pump.tick(&mut g.emulator, now, self.finished);
-        if t.finished {
+    fn tick(&mut self, io: &Io, now: Instant) {
+        let was_finished = self.finished;
+        let ticked = self.guarded(|pump, g| {
+            let t = pump.tick(&mut g.emulator, now, was_finished);
+            if t.finished {
+                g.end();
+            } else if t.screen_changed {
+                g.bump();
+            }
+            t.finished
+        });
+        let finished = match ticked {
+            Some(finished) => finished,
+            None => {
+                // The emulator failed (now or before): it is left alone, and only the end of
+                // the output is still to come.
+                self.stop_after_failure(io);
+                let finished = !was_finished && self.pump.finished(now);
+                if finished {
+                    self.core.lock().end();
+                }
+                finished
+            }
+        };
+        if finished {
             self.finished = true;
-            g.end();
-        } else if t.screen_changed {
-            g.bump();
+            let g = self.core.lock();
+            self.due = next_due(&self.pump, &g.emulator, self.exit_fd.is_none(), true);
+            drop(g);
+            self.core.changed.notify_all();
         }
-        self.due = next_due(
-            &self.pump,
-            &g.emulator,
-            self.exit_fd.is_none(),
-            self.finished,
-        );
-        drop(g);
-        self.core.changed.notify_all();
     }
 }
 

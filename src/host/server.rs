@@ -406,6 +406,16 @@ impl Host {
         })
     }
 
+    /// A session that can still serve screens and input.
+    ///
+    /// Errors: as [`Host::session`]; `session_error` when its terminal emulator failed
+    /// ([`Session::usable`]).
+    fn live(&self, id: &str) -> Result<Arc<Session>, HostError> {
+        let s = self.session(id)?;
+        s.usable()?;
+        Ok(s)
+    }
+
     /// Applies one request: routes it to the method of its kind.
     fn route(&mut self, request: Request) -> Result<Outcome, HostError> {
         match request {
@@ -438,7 +448,7 @@ impl Host {
                 })))
             }
             Request::Attach { id } => {
-                let s = self.session(&id)?;
+                let s = self.live(&id)?;
                 Ok(Outcome::Stream(Box::new(move |stream| {
                     events::serve_attach(stream, s)
                 })))
@@ -550,7 +560,7 @@ impl Host {
 
     /// `read [--structured]`: the screen, serialised off the worker.
     fn read(&self, id: &str, structured: bool) -> Result<Outcome, HostError> {
-        let s = self.session(id)?;
+        let s = self.live(id)?;
         s.record(Entry::Read);
         later_line(move || {
             // Snapshot under the lock; serialise (possibly megabytes) after it.
@@ -584,7 +594,7 @@ impl Host {
         condition: Condition,
         timeout_ms: Option<u64>,
     ) -> Result<Outcome, HostError> {
-        let s = self.session(id)?;
+        let s = self.live(id)?;
         later_line(move || {
             let waiter = s.add_waiter(condition.clone(), timeout_ms)?;
             poll(&s, waiter, &condition, Duration::ZERO, Some(waiter))
@@ -593,7 +603,7 @@ impl Host {
 
     /// `wait` (later calls): one poll of at most [`POLL_BUDGET`].
     fn wait_poll(&self, id: &str, waiter: u64) -> Result<Outcome, HostError> {
-        let s = self.session(id)?;
+        let s = self.live(id)?;
         let id = id.to_string();
         // Everything that takes the session's lock happens off the worker.
         later_line(move || {
@@ -637,7 +647,7 @@ impl Host {
             };
             HostError::new(code, e.to_string())
         })?;
-        let s = self.session(id)?;
+        let s = self.live(id)?;
         let paste = steps.iter().any(|st| matches!(st, keys::Step::Paste(_)));
         // The version before any of this input can have an effect, so that
         // `wait --since <version>` sees even the fastest echo.
@@ -666,7 +676,7 @@ impl Host {
     /// [`Session::resize`]).
     fn resize(&mut self, id: &str, width: u16, height: u16) -> Result<Outcome, HostError> {
         check_size(width, height)?;
-        let s = self.session(id)?;
+        let s = self.live(id)?;
         let version = s.resize(width, height)?;
         s.record(Entry::Resize { width, height });
         let _ = self.ledger.resize(&record_of(&s, width, height));
@@ -732,7 +742,7 @@ impl Host {
 
     /// `snapshot`: the whole screen once it has settled, for rendering by the client.
     fn snapshot(&self, id: &str) -> Result<Outcome, HostError> {
-        let s = self.session(id)?;
+        let s = self.live(id)?;
         later_line(move || {
             s.settle(CAPTURE_QUIET, CAPTURE_SETTLE_MAX);
             let (state, version, screen) = {

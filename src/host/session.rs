@@ -167,6 +167,9 @@ pub struct Shared {
     rows: RowVersions,
     waiters: HashMap<u64, Waiter>,
     next_waiter: u64,
+    /// Why the session's terminal emulator failed (it panicked), once it has: the session is
+    /// then `unavailable` and serves no more screens (see [`Shared::fail`]).
+    failure: Option<String>,
 }
 
 impl Shared {
@@ -240,6 +243,27 @@ impl Shared {
             self.expires_at = Some(SystemTime::now() + retention());
         }
         self.bump();
+    }
+
+    /// Ends the session after its terminal emulator failed with `message` (a panic caught by
+    /// the I/O loop or by [`Session::resize`]): the emulator is replaced by a blank one of the
+    /// same size (the failed one is never touched again), a running session becomes
+    /// `unavailable` (retained like an exited one), and later requests on it get
+    /// `session_error` (see [`Session::usable`]). Its program is ended by the caller.
+    pub(super) fn fail(&mut self, message: String) {
+        let (cols, rows) = (self.emulator.cols(), self.emulator.rows());
+        self.emulator = Emulator::new(cols, rows);
+        if self.state == State::Running {
+            self.state = State::Unavailable;
+            self.expires_at = Some(SystemTime::now() + retention());
+        }
+        self.failure = Some(message);
+        self.bump();
+    }
+
+    /// Why the session's terminal emulator failed, if it did.
+    pub fn failure(&self) -> Option<&str> {
+        self.failure.as_deref()
     }
 
     /// The condition of waiter `id`, if it exists.
@@ -435,6 +459,7 @@ impl Session {
                 rows: RowVersions::default(),
                 waiters: HashMap::new(),
                 next_waiter: 1,
+                failure: None,
             }),
             changed: Condvar::new(),
             fd,
@@ -494,18 +519,32 @@ impl Session {
     }
 
     /// Resizes the grid, then the PTY (the kernel signals SIGWINCH), under the lock so that
-    /// output written after the signal is parsed at the new size.
+    /// output written after the signal is parsed at the new size. The emulator's resize is
+    /// bounded (see [`crate::term::Emulator::resize`]); should it panic all the same, only this
+    /// session ends (see [`Shared::fail`]).
     ///
-    /// Errors: `session_exited`; `io_error` when the PTY refuses the size.
+    /// Errors: `session_error` when the emulator failed (now or before); `session_exited`;
+    /// `io_error` when the PTY refuses the size.
     pub fn resize(&self, cols: u16, rows: u16) -> Result<u64, HostError> {
         let mut g = self.lock();
+        self.usable_in(&g)?;
         if g.state != State::Running {
             return Err(HostError::new(
                 ErrorCode::SessionExited,
                 format!("session {} has exited", self.id),
             ));
         }
-        g.emulator.resize(cols as usize, rows as usize);
+        let resized = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            super::io::test_panic_on_resize(&g.emulator);
+            g.emulator.resize(cols as usize, rows as usize);
+        }));
+        if let Err(panic) = resized {
+            g.fail(super::io::emulator_failure(panic));
+            drop(g);
+            self.core.changed.notify_all();
+            super::io::end_failed(self.pid);
+            return Err(self.usable().expect_err("the session has just failed"));
+        }
         self.master
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -521,6 +560,27 @@ impl Session {
         g.bump();
         self.core.changed.notify_all();
         Ok(g.version)
+    }
+
+    /// Whether the session can serve screens and input.
+    ///
+    /// Errors: `session_error`, saying the terminal emulator failed, once it has (see
+    /// [`Shared::fail`]).
+    pub fn usable(&self) -> Result<(), HostError> {
+        self.usable_in(&self.lock())
+    }
+
+    fn usable_in(&self, g: &Shared) -> Result<(), HostError> {
+        match g.failure() {
+            None => Ok(()),
+            Some(why) => Err(HostError::new(
+                ErrorCode::SessionError,
+                format!(
+                    "the terminal emulator of session {} failed ({why}); the session has ended",
+                    self.id
+                ),
+            )),
+        }
     }
 
     /// Registers a waiter and evaluates it once.

@@ -11,6 +11,7 @@ use alacritty_terminal::term::cell::{Cell as TermCell, Flags};
 use alacritty_terminal::term::{Config, Term, TermMode};
 use alacritty_terminal::vte::ansi::{self, CursorShape as TermCursorShape, NamedColor, Processor};
 
+use super::guard::{self, Guarded, MAX_SIZE};
 use super::screen::{
     xterm_256, Cell, Color, Cursor, CursorShape, Link, Modes, Rgb, Screen, Underline,
 };
@@ -84,6 +85,16 @@ struct Size {
     rows: usize,
 }
 
+impl Size {
+    /// `cols` × `rows`, each clamped to 1–[`MAX_SIZE`] (see [`super::guard`]).
+    fn clamped(cols: usize, rows: usize) -> Size {
+        Size {
+            cols: cols.clamp(1, MAX_SIZE),
+            rows: rows.clamp(1, MAX_SIZE),
+        }
+    }
+}
+
 impl Dimensions for Size {
     fn total_lines(&self) -> usize {
         self.rows
@@ -119,7 +130,8 @@ pub struct Emulator {
 }
 
 impl Emulator {
-    /// A terminal of `cols` × `rows` cells (each at least 1), default modes, empty scrollback.
+    /// A terminal of `cols` × `rows` cells (each clamped to 1–[`MAX_SIZE`]), default modes,
+    /// empty scrollback.
     pub fn new(cols: usize, rows: usize) -> Emulator {
         let events = Events::default();
         let config = Config {
@@ -129,10 +141,7 @@ impl Emulator {
             kitty_keyboard: true,
             ..Config::default()
         };
-        let size = Size {
-            cols: cols.max(1),
-            rows: rows.max(1),
-        };
+        let size = Size::clamped(cols, rows);
         Emulator {
             term: Term::new(config, &size, events.clone()),
             parser: Processor::new(),
@@ -175,12 +184,20 @@ impl Emulator {
         let mut from = 0;
         for (end, found) in self.sniffer.scan(bytes) {
             let end = end.max(from);
-            self.parser.advance(&mut self.term, &bytes[from..end]);
+            self.parse(&bytes[from..end]);
             self.drain_events();
             from = end;
             self.apply(found);
         }
-        self.parser.advance(&mut self.term, &bytes[from..]);
+        self.parse(&bytes[from..]);
+    }
+
+    /// Parses `bytes` into the terminal through its guards, and takes the events raised.
+    fn parse(&mut self, bytes: &[u8]) {
+        let mut handler = Guarded {
+            term: &mut self.term,
+        };
+        self.parser.advance(&mut handler, bytes);
         self.drain_events();
     }
 
@@ -236,7 +253,10 @@ impl Emulator {
 
     /// Ends an open synchronized-output frame (applies the buffered bytes).
     pub fn expire_sync(&mut self) {
-        self.parser.stop_sync(&mut self.term);
+        let mut handler = Guarded {
+            term: &mut self.term,
+        };
+        self.parser.stop_sync(&mut handler);
         self.drain_events();
     }
 
@@ -263,12 +283,22 @@ impl Emulator {
         self.bells
     }
 
-    /// Resizes the grid to `cols` × `rows` (each at least 1); content reflows as in alacritty.
+    /// Resizes the grid to `cols` × `rows` (each clamped to 1–[`MAX_SIZE`]); content reflows
+    /// as in alacritty. Safe at every size with any content, and bounded: a terminal becoming
+    /// 1 column wide first turns its double-width characters into U+FFFD, and a width shrinking
+    /// to less than half is reached in halving steps (see [`super::guard`]).
     pub fn resize(&mut self, cols: usize, rows: usize) {
-        self.term.resize(Size {
-            cols: cols.max(1),
-            rows: rows.max(1),
-        });
+        let size = Size::clamped(cols, rows);
+        if size.cols == 1 && self.term.columns() > 1 {
+            guard::narrow_wide_chars(&mut self.term);
+        }
+        for step in guard::shrink_steps(self.term.columns(), size.cols) {
+            self.term.resize(Size {
+                cols: step,
+                rows: self.term.screen_lines(),
+            });
+        }
+        self.term.resize(size);
     }
 
     fn drain_events(&mut self) {
@@ -638,6 +668,208 @@ mod tests {
         assert_eq!(s.text(), "1\n2\n3\n4");
         assert_eq!(s.cursor.row, 3);
         assert_eq!(e.snapshot().text(), "3\n4");
+    }
+
+    /// Runs `f` on its own thread and fails if it has not finished within 20 s (a resize that
+    /// never ends would otherwise hang the test run).
+    fn within_bound(what: String, f: impl FnOnce() + Send + 'static) {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            f();
+            let _ = tx.send(());
+        });
+        match rx.recv_timeout(std::time::Duration::from_secs(20)) {
+            Ok(()) => {}
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => panic!("{what}: did not end"),
+            Err(_) => panic!("{what}: panicked"),
+        }
+    }
+
+    /// Every row of a snapshot has the terminal's width, and a 1-column terminal holds no
+    /// double-width cell.
+    fn assert_consistent(e: &Emulator, what: &str) {
+        let s = e.snapshot_with_scrollback();
+        assert_eq!(s.rows.len(), s.scrollback_rows + s.height, "{what}");
+        for row in &s.rows {
+            assert_eq!(row.len(), s.width, "{what}");
+            let cells: usize = row.iter().map(|c| c.width.max(1) as usize).sum::<usize>()
+                - row.iter().filter(|c| c.width == 2).count();
+            assert_eq!(cells, s.width, "{what}: {row:?}");
+            if s.width == 1 {
+                assert!(row.iter().all(|c| c.width == 1), "{what}: {row:?}");
+            }
+        }
+    }
+
+    const GUARD_CONTENT: [&str; 5] = [
+        "中文字\r\n日本",
+        "😀x😀\r\n👍🏽",
+        "e\u{301}a\u{308}\u{20dd}z",
+        "👩\u{200d}💻 ok",
+        "ab中\r\n\r\ncd文e\r\nf😀",
+    ];
+
+    /// Issue 19 item 1: any content at every size 1–3, resized in every direction (to each
+    /// size 1–3, and back up to 12 × 6), in the primary and the alternate screen, neither
+    /// panics nor hangs, and the grid stays consistent.
+    #[test]
+    fn every_small_size_takes_wide_emoji_and_combining_content_and_resizes() {
+        for content in GUARD_CONTENT {
+            for alt in [false, true] {
+                within_bound(format!("{content:?} alt={alt}"), move || {
+                    for (c0, r0) in (1..=3).flat_map(|c| (1..=3).map(move |r| (c, r))) {
+                        for (c1, r1) in (1..=3).flat_map(|c| (1..=3).map(move |r| (c, r))) {
+                            let what = format!("{content:?} alt={alt} {c0}x{r0} -> {c1}x{r1}");
+                            let mut e = Emulator::new(c0, r0);
+                            // Primary content (with scrollback), then the alternate screen's.
+                            e.advance(format!("{content}\r\n{content}").as_bytes());
+                            if alt {
+                                e.advance(format!("\x1b[?1049h{content}").as_bytes());
+                            }
+                            assert_consistent(&e, &what);
+                            e.resize(c1, r1);
+                            assert_consistent(&e, &what);
+                            e.advance(content.as_bytes());
+                            assert_consistent(&e, &what);
+                            e.resize(12, 6);
+                            assert_consistent(&e, &what);
+                            e.resize(c0, r0);
+                            e.advance(b"\x1b[?1049l");
+                            e.advance(content.as_bytes());
+                            assert_consistent(&e, &what);
+                        }
+                    }
+                });
+            }
+        }
+    }
+
+    #[test]
+    fn a_wide_character_in_one_column_is_the_replacement_character() {
+        let mut e = Emulator::new(1, 4);
+        e.advance("中😀a".as_bytes());
+        let s = e.snapshot();
+        assert_eq!(s.text(), "\u{fffd}\n\u{fffd}\na");
+        assert!(s.rows.iter().flatten().all(|c| c.width == 1));
+    }
+
+    /// The reproducer of issue 19 item 1: `resize --width 1` with a wide character on screen
+    /// never ended (reflow moved the character to the next row for ever).
+    #[test]
+    fn resizing_to_one_column_with_wide_characters_ends_and_narrows_them() {
+        within_bound("resize to 1 column".into(), || {
+            let mut e = Emulator::new(80, 24);
+            e.advance("中文 ok\r\n".as_bytes());
+            e.resize(1, 24);
+            let s = e.snapshot_with_scrollback();
+            assert!(
+                s.text().starts_with("\u{fffd}\n\n\u{fffd}\n\n\no\nk"),
+                "{:?}",
+                s.text()
+            );
+            e.resize(80, 24);
+            assert!(
+                e.snapshot().text().starts_with("\u{fffd} \u{fffd}  ok"),
+                "{:?}",
+                e.snapshot().text()
+            );
+        });
+    }
+
+    /// The primary screen is reflowed while the alternate screen is shown: its wide characters
+    /// are narrowed too, and the alternate screen's content stays.
+    #[test]
+    fn resizing_to_one_column_in_the_alternate_screen_keeps_it() {
+        within_bound("resize in the alternate screen".into(), || {
+            let mut e = Emulator::new(10, 3);
+            e.advance("中\x1b[?1049h\x1b[HA".as_bytes());
+            e.resize(1, 3);
+            assert!(e.modes().alternate_screen);
+            assert_eq!(e.snapshot().text(), "A");
+            e.advance(b"\x1b[?1049l");
+            let s = e.snapshot_with_scrollback();
+            assert_eq!(s.text(), "\u{fffd}", "{s:?}");
+        });
+    }
+
+    /// Reflowing a full 500 × 500 screen and its scrollback to 1 column went to tens of GB
+    /// (every piece of a split row kept the row's capacity); in halving steps it is bounded.
+    #[test]
+    fn the_largest_grid_with_scrollback_resizes_to_one_column_and_back() {
+        within_bound("500 x 500 to 1 column".into(), || {
+            let mut e = Emulator::new(MAX_SIZE, MAX_SIZE);
+            let line = format!("{}\r\n", "中".repeat(MAX_SIZE / 2));
+            e.advance(line.repeat(MAX_SIZE + 200).as_bytes());
+            assert!(e.history_size() > 0);
+            e.resize(1, MAX_SIZE);
+            assert_consistent(&e, "500x500 -> 1x500");
+            e.resize(MAX_SIZE, 1);
+            e.resize(2, 2);
+            e.resize(MAX_SIZE, MAX_SIZE);
+            assert_consistent(&e, "back to 500x500");
+        });
+    }
+
+    #[test]
+    fn sizes_are_clamped_to_the_contract_range() {
+        let mut e = Emulator::new(0, 100_000);
+        assert_eq!((e.cols(), e.rows()), (1, MAX_SIZE));
+        e.resize(usize::MAX, 0);
+        assert_eq!((e.cols(), e.rows()), (MAX_SIZE, 1));
+    }
+
+    /// Random output and resizes at sizes 1–6 (a stable, seeded pass of what the fuzz targets
+    /// explore): nothing panics or hangs.
+    #[test]
+    fn random_output_and_resizes_at_small_sizes() {
+        within_bound("random output".into(), || {
+            let mut seed = 0x2545_f491_4f6c_dd1du64;
+            let mut next = move |n: u64| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                seed % n
+            };
+            let pieces: [&[u8]; 24] = [
+                "中".as_bytes(),
+                "😀".as_bytes(),
+                "e\u{301}".as_bytes(),
+                b"ab",
+                b"\r\n",
+                b"\t",
+                b"\x08",
+                b"\x1b[2J",
+                b"\x1b[3J",
+                b"\x1b[65535@",
+                b"\x1b[65535P",
+                b"\x1b[65535L",
+                b"\x1b[65535M",
+                b"\x1b[65535S",
+                b"\x1b[65535T",
+                b"\x1b[2;3r",
+                b"\x1b[?6h",
+                b"\x1b[4h",
+                b"\x1b[?7l",
+                b"\x1b[?1049h",
+                b"\x1b[?1049l",
+                b"\x1b#8",
+                b"\x1bc",
+                b"\x1b[65535;65535H",
+            ];
+            for _ in 0..300 {
+                let mut e = Emulator::new(next(6) as usize + 1, next(6) as usize + 1);
+                for _ in 0..40 {
+                    if next(5) == 0 {
+                        e.resize(next(6) as usize + 1, next(6) as usize + 1);
+                    } else {
+                        for _ in 0..next(4) + 1 {
+                            e.advance(pieces[next(pieces.len() as u64) as usize]);
+                        }
+                    }
+                }
+                assert_consistent(&e, "random");
+            }
+        });
     }
 
     #[test]

@@ -3,9 +3,11 @@
 
 pub mod ansi;
 mod emulator;
+mod guard;
 pub mod keys;
 mod screen;
 pub mod sniff;
 
 pub use emulator::{Emulator, QueryColors, SCROLLBACK_LINES};
+pub use guard::{MAX_SIZE, WIDE_IN_ONE_COLUMN};
 pub use screen::*;
