@@ -48,7 +48,9 @@ done
 
 echo "building release binary (cargo build --release)…" >&2
 cargo build --release --quiet
-bin="$root/${CARGO_TARGET_DIR:-target}/release/console2svg"
+target_dir="${CARGO_TARGET_DIR:-target}"
+[[ "$target_dir" == /* ]] || target_dir="$root/$target_dir"
+bin="$target_dir/release/console2svg"
 [[ -x "$bin" ]] || { echo "error: $bin not found after the build" >&2; exit 1; }
 
 tmp="$(mktemp -d /tmp/c2s-sessionbench.XXXXXX)"
