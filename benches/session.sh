@@ -200,8 +200,9 @@ for count in $counts; do
     rid=
     for ((k = 0; k < count; k++)); do
         t0=$(now_us)
-        id="$(start_session "${idle[@]}")"
+        reply="$("$bin" session start --width 100 --height 24 -- "${idle[@]}")"
         t1=$(now_us)
+        id="$(json_field sessionId <<<"$reply")"
         tm new-session -d -s "i$k" -x 100 -y 24 "${idle[@]}"
         t2=$(now_us)
         echo "$((t1 - t0))" >>"$tmp/start_ours"
