@@ -20,7 +20,9 @@
 # Usage: bash benches/flood.sh
 # Knobs: SESSIONS (N, 50), CLIENTS (M, 100), DURATION (T, s, 20), MODES ("socket process tmux"),
 #        LOG_KB (size of the flooded log, 256), WARMUP (s before measuring, 2),
-#        PROFILE=1 (perf record of the host during the socket run; prints the top functions
+#        PAUSE_MS (each client's pause between its requests, 0: a closed loop, where latency
+#        is M / throughput), BASELINE=1 (first the same load on N idle sessions: what the
+#        flood adds), PROFILE=1 (perf record of the host during the socket run; prints the top functions
 #        and each host thread's CPU time).
 #
 # Uses the release binary, a private runtime directory (its own host) and a private tmux
@@ -34,6 +36,7 @@ seconds="${DURATION:-20}"
 modes="${MODES:-socket process tmux}"
 log_kb="${LOG_KB:-256}"
 warmup="${WARMUP:-2}"
+pause_ms="${PAUSE_MS:-0}"
 profile="${PROFILE:-}"
 
 cd "$(dirname "$0")/.."
@@ -48,7 +51,9 @@ fi
 
 echo "building release binary (cargo build --release)…" >&2
 cargo build --release --quiet
-bin="$root/${CARGO_TARGET_DIR:-target}/release/console2svg"
+target_dir="${CARGO_TARGET_DIR:-target}"
+[[ "$target_dir" == /* ]] || target_dir="$root/$target_dir"
+bin="$target_dir/release/console2svg"
 [[ -x "$bin" ]] || { echo "error: $bin not found after the build" >&2; exit 1; }
 
 tmp="$(mktemp -d /tmp/c2s-floodbench.XXXXXX)"
@@ -89,18 +94,22 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Rows of one process's CPU time (utime+stime, clock ticks) per thread: "tid name ticks".
+# Rows of one process's CPU time per thread: "tid name ticks waitns" (utime+stime in clock
+# ticks; time spent runnable but waiting for a CPU, ns, from schedstat); the first row,
+# "0 (all) ticks 0", is the whole process's, exited threads included.
 thread_ticks() {
     local pid="$1" t
+    awk '{ s = $0; for (k = length(s); k > 0; k--) if (substr(s, k, 1) == ")") break
+           split(substr(s, k + 2), f, " "); print 0, "(all)", f[12] + f[13], 0 }' "/proc/$pid/stat"
     for t in /proc/"$pid"/task/*; do
         [[ -r "$t/stat" ]] || continue
         # Field 2 (comm) may hold spaces: cut at the last ')'.
-        awk -v tid="${t##*/}" '{
+        awk -v tid="${t##*/}" -v wait="$(awk '{ print $2 }' "$t/schedstat" 2>/dev/null || echo 0)" '{
             s = $0; i = index(s, "(" ); j = 0
             for (k = length(s); k > 0; k--) if (substr(s, k, 1) == ")") { j = k; break }
             name = substr(s, i + 1, j - i - 1); rest = substr(s, j + 2)
             split(rest, f, " ")
-            print tid, name, f[12] + f[13]
+            print tid, name, f[12] + f[13], wait
         }' "$t/stat"
     done
 }
@@ -113,17 +122,24 @@ def load(p):
     d = {}
     for line in open(p):
         tid, rest = line.split(" ", 1)
-        name, ticks = rest.rsplit(" ", 1)
-        d[tid] = (name, int(ticks))
+        name, ticks, wait = rest.rsplit(" ", 2)
+        d[tid] = (name, int(ticks), int(wait))
     return d
 a, b, hz = load(sys.argv[1]), load(sys.argv[2]), int(sys.argv[3])
+total = (b.pop("0")[1] - a.pop("0")[1]) / hz
 per = collections.Counter()
+waited = collections.Counter()
 count = collections.Counter()
-for tid, (name, t) in b.items():
-    per[name] += (t - a.get(tid, (name, 0))[1]) / hz
+for tid, (name, t, w) in b.items():
+    before = a.get(tid, (name, 0, 0))
+    per[name] += (t - before[1]) / hz
+    waited[name] += (w - before[2]) / 1e9
     count[name] += 1
 for name, s in per.most_common():
-    print(f"      {name:<16} {count[name]:>4} threads  {s:7.2f} s CPU")
+    print(f"      {name:<16} {count[name]:>4} threads  {s:7.2f} s CPU, "
+          f"{waited[name]:6.2f} s runnable waiting for a CPU")
+print(f"      {'threads that ended':<29}{total - sum(per.values()):7.2f} s CPU "
+      f"(the whole process: {total:.2f} s)")
 EOF
 }
 
@@ -150,7 +166,7 @@ run_load() { # mode ids extra-args...
     local mode="$1" ids="$2"
     shift 2
     python3 "$root/benches/flood_load.py" --mode "$mode" --clients "$clients" \
-        --seconds "$seconds" --ids "$ids" "$@"
+        --seconds "$seconds" --pause-ms "$pause_ms" --ids "$ids" "$@"
 }
 
 # --- ours ---------------------------------------------------------------------------------
@@ -158,6 +174,21 @@ if [[ " $modes " == *" socket "* || " $modes " == *" process "* ]]; then
     echo "== console2svg: $sessions flooding sessions" >&2
     "$bin" session list >/dev/null
     hpid="$(host_pid)"
+    if [[ -n "${BASELINE:-}" ]]; then
+        ids=()
+        for ((k = 0; k < sessions; k++)); do
+            ids+=("$("$bin" session start --width 100 --height 24 -- sleep 600 |
+                python3 -c 'import json,sys; print(json.load(sys.stdin)["sessionId"])')")
+        done
+        echo "   baseline: $sessions idle sessions, socket, $clients clients for $seconds s…" >&2
+        thread_ticks "$hpid" >"$tmp/ticks0"
+        run_load socket "$(IFS=,; echo "${ids[*]}")" \
+            --socket "$CONSOLE2SVG_RUNTIME_DIR/host.sock" >"$tmp/ours-baseline.json"
+        thread_ticks "$hpid" >"$tmp/ticks1"
+        thread_cpu_delta "$tmp/ticks0" "$tmp/ticks1" >&2
+        echo "ours_baseline=$tmp/ours-baseline.json" >>"$results"
+        "$bin" session stop --all --yes >/dev/null
+    fi
     ids=()
     for ((k = 0; k < sessions; k++)); do
         ids+=("$("$bin" session start --width 100 --height 24 -- "${flood[@]}" |
@@ -189,8 +220,8 @@ if [[ " $modes " == *" socket "* || " $modes " == *" process "* ]]; then
     echo "ours_rss_kb=$(awk '/^VmRSS:/ { print $2 }' /proc/"$hpid"/status)" >>"$results"
     if [[ -n "$profile" && -f "$tmp/perf.data" ]]; then
         echo "   perf: the host's top functions (self time) during the socket run:" >&2
-        perf report -i "$tmp/perf.data" --no-children --sort comm,sym --stdio 2>/dev/null |
-            grep -E '^ +[0-9]' | head -30 >&2
+        perf report -i "$tmp/perf.data" --no-children -g none --sort comm,sym --stdio \
+            2>/dev/null | grep -E '^ +[0-9]' | head -30 >&2 || true
     fi
     echo "   stop --all under the flood…" >&2
     t0=${EPOCHREALTIME/./}
@@ -241,7 +272,7 @@ EOF
 fi
 
 # --- results ------------------------------------------------------------------------------
-python3 - "$results" "$sessions" "$clients" "$seconds" <<'EOF'
+python3 - "$results" "$sessions" "$clients" "$seconds" "$pause_ms" <<'EOF'
 import json, sys
 r = {}
 for line in open(sys.argv[1]):
@@ -249,13 +280,13 @@ for line in open(sys.argv[1]):
     r[k] = v
 n, m, t = sys.argv[2:5]
 runs = []
-for key, label in (("ours_socket", "ours, socket"), ("ours_process", "ours, process"),
-                   ("tmux", "tmux")):
+for key, label in (("ours_baseline", "ours, socket, idle"), ("ours_socket", "ours, socket"),
+                   ("ours_process", "ours, process"), ("tmux", "tmux")):
     if key in r:
         runs.append((label, json.load(open(r[key]))))
 print()
-print(f"flood: {n} sessions printing in a loop, {m} clients for {t} s "
-      "(latency ms: p50 / p99 / max; errors by kind)")
+print(f"flood: {n} sessions printing in a loop, {m} clients for {t} s, {sys.argv[5]} ms between "
+      "a client's requests (latency ms: p50 / p99 / max; errors by kind)")
 hdr = ("op", "run", "requests", "p50", "p99", "max", "errors", "target p99<=100, 0 errors")
 rows = []
 fmt = lambda x: "-" if x is None else f"{x:.1f}"
@@ -265,7 +296,8 @@ for op in ("list", "read", "send"):
         errs = sum(s["errors"].values())
         kinds = ",".join(f"{k}:{v}" for k, v in sorted(s["errors"].items())) or "0"
         ok = s["p99"] is not None and s["p99"] <= 100 and errs == 0
-        met = ("MET" if ok else "MISSED") if label.startswith("ours") else "(peer)"
+        met = "(peer)" if label == "tmux" else "(no flood)" if "idle" in label else (
+            "MET" if ok else "MISSED")
         rows.append((op, label, str(s["n"]), fmt(s["p50"]), fmt(s["p99"]), fmt(s["max"]), kinds, met))
 w = [max(len(x[i]) for x in rows + [hdr]) for i in range(len(hdr))]
 for x in [hdr] + rows:

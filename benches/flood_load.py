@@ -159,6 +159,8 @@ async def client(args, ids, rec, deadline, n):
         except OSError as e:
             error = f"os-{e.errno}"
         rec.add(op, (time.monotonic() - t0) * 1000, error)
+        if args.pause_ms > 0:
+            await asyncio.sleep(args.pause_ms / 1000)
 
 
 async def main():
@@ -166,6 +168,8 @@ async def main():
     p.add_argument("--mode", choices=("socket", "process", "tmux"), required=True)
     p.add_argument("--clients", type=int, default=100)
     p.add_argument("--seconds", type=float, default=20)
+    p.add_argument("--pause-ms", type=float, default=0,
+                   help="each client's pause between its requests (0: a closed loop)")
     p.add_argument("--ids", required=True, help="session ids (tmux: session names), comma-separated")
     p.add_argument("--socket", help="the host's socket (socket mode)")
     p.add_argument("--bin", help="the console2svg binary (process mode)")

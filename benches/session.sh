@@ -48,7 +48,9 @@ done
 
 echo "building release binary (cargo build --release)…" >&2
 cargo build --release --quiet
-bin="$root/${CARGO_TARGET_DIR:-target}/release/console2svg"
+target_dir="${CARGO_TARGET_DIR:-target}"
+[[ "$target_dir" == /* ]] || target_dir="$root/$target_dir"
+bin="$target_dir/release/console2svg"
 [[ -x "$bin" ]] || { echo "error: $bin not found after the build" >&2; exit 1; }
 
 tmp="$(mktemp -d /tmp/c2s-sessionbench.XXXXXX)"
@@ -198,8 +200,9 @@ for count in $counts; do
     rid=
     for ((k = 0; k < count; k++)); do
         t0=$(now_us)
-        id="$(start_session "${idle[@]}")"
+        reply="$("$bin" session start --width 100 --height 24 -- "${idle[@]}")"
         t1=$(now_us)
+        id="$(json_field sessionId <<<"$reply")"
         tm new-session -d -s "i$k" -x 100 -y 24 "${idle[@]}"
         t2=$(now_us)
         echo "$((t1 - t0))" >>"$tmp/start_ours"

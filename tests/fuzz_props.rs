@@ -95,7 +95,10 @@ fn bounded<T>(target: &str, input: &[u8], f: impl FnOnce(&[u8]) -> T) -> T {
             }
             let rss = rss_kb();
             if start.elapsed() >= HANG_LIMIT || rss > MEMORY_LIMIT_KB {
-                eprintln!(
+                // Straight to the process's stderr: the test harness captures `eprintln!`,
+                // and what it captured is lost at `exit`.
+                let _ = writeln!(
+                    std::io::stderr(),
                     "fuzz target {target}: a runaway ({:.1} s, {} MB resident); input as a Rust \
                      byte string:\n{input_text}",
                     start.elapsed().as_secs_f32(),
