@@ -9,8 +9,10 @@
 //! - [`render`]: `Screen` + appearance → SVG (layout, themes, window chrome, fonts, geometry).
 //! - [`capture`]: a one-shot capture: the pump run blocking (or a pipe) → emulator → screen.
 //! - [`duration`]: durations as people write them (`500ms`, `2s`, `3m`), parsed and formatted.
-//! - [`host`]: the generic session host: socket server, registry, sessions, protocol, client,
-//!   event hub (`host::events`), and the extension trait services plug in by (`host::extension`).
+//! - [`host`]: the generic session host: socket server (requests in acceptance order), registry,
+//!   sessions, protocol and typed replies (`host::reply`), client, crash recovery
+//!   (`host::recovery`), event hub (`host::events`), and the extension trait services plug in
+//!   by (`host::extension`).
 //! - [`termio`]: the `termio sessions` namespace: verbs and replies (client), and termio's host
 //!   extension (`termio::service`): projects, status machines (`termio::status`), stall alarm.
 //! - [`termio::hooks`], [`termio::codex_notify`], [`termio::skill`]: install, remove and inspect
