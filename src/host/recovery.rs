@@ -312,10 +312,7 @@ fn entries(dir: &Path, suffix: &str) -> Vec<(String, PathBuf)> {
 fn end_processes(records: &[Record]) -> usize {
     let sids: HashSet<u32> = records
         .iter()
-        .filter(|r| {
-            let now = start_ticks(r.process_id);
-            now.is_none() || r.start_ticks.is_none() || now == r.start_ticks
-        })
+        .filter(|r| may_end(r.process_id, r.start_ticks))
         .map(|r| r.process_id)
         .collect();
     if sids.is_empty() {
@@ -327,6 +324,21 @@ fn end_processes(records: &[Record]) -> usize {
         group::finish_end(&sids, Instant::now() + RECOVERY_GRACE);
     }
     alive
+}
+
+/// Whether the session led by `pid` may be ended on a record's word: never init's or this
+/// process's own session (a damaged record must not take the system down with it), and only
+/// when the leader is gone or is the very process the record saw start (`start_ticks`), not a
+/// process that reused its pid.
+fn may_end(pid: u32, recorded_ticks: Option<u64>) -> bool {
+    let own = rustix::process::getsid(None).map_or(0, |p| p.as_raw_nonzero().get() as u32);
+    if pid <= 1 || pid == std::process::id() || pid == own {
+        return false;
+    }
+    match start_ticks(pid) {
+        None => true,
+        now => recorded_ticks.is_some() && now == recorded_ticks,
+    }
 }
 
 /// A session's journal, read back from its file (for `export` of a lost session).
@@ -441,6 +453,29 @@ mod tests {
         assert!(records_dir(rt.path()).join(format!("{A}.json")).exists());
         assert!(!records_dir(rt.path()).join(format!("{B}.json")).exists());
         assert!(ledger.has(A) && !ledger.has(B));
+    }
+
+    #[test]
+    fn a_damaged_record_never_ends_init_this_host_or_a_reused_pid() {
+        let me = std::process::id();
+        assert!(!may_end(0, None) && !may_end(1, start_ticks(1)));
+        assert!(!may_end(me, start_ticks(me)), "never the host itself");
+        // A live process whose start time the record does not know, or knows otherwise.
+        let child = std::process::Command::new("sleep")
+            .arg("5")
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        assert!(!may_end(pid, None));
+        assert!(!may_end(pid, start_ticks(pid).map(|t| t + 1)));
+        assert!(may_end(pid, start_ticks(pid)));
+        let mut child = child;
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(
+            may_end(pid, None),
+            "a leader that is gone: its session's members may go"
+        );
     }
 
     #[test]
