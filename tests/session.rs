@@ -1659,3 +1659,27 @@ fn the_fast_client_path_answers_like_the_full_parser() {
     assert_eq!(keys(&fast), keys(&full));
     h.ok(&["stop", &id]);
 }
+
+/// Agents parse stdout: a `session` verb's argument error is the JSON envelope
+/// (`invalid_request`, clap's message, exit 1), like every other failure; help is still help.
+#[test]
+fn argument_errors_are_the_json_envelope() {
+    let h = Host::new();
+    for args in [
+        vec!["read"],
+        vec!["send", "s_x", "--text"],
+        vec!["list", "--bogus"],
+        vec!["bogus"],
+        vec!["resize", "s_x", "--width", "wide", "--height", "2"],
+    ] {
+        let v = h.fails(&args, "invalid_request");
+        assert!(!v["error"]["message"].as_str().unwrap().is_empty(), "{v}");
+    }
+    let help = h
+        .cmd()
+        .args(["session", "read", "--help"])
+        .output()
+        .unwrap();
+    assert_eq!(help.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&help.stdout).contains("Usage"));
+}

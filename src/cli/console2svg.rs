@@ -180,9 +180,13 @@ pub fn main() -> Result<(), CliError> {
         std::process::exit(code);
     }
     // Legacy root form: `console2svg [capture options] [--] cmd…`.
-    let first = argv.get(1).and_then(|a| a.to_str()).unwrap_or("");
-    let root_flag = matches!(first, "--help" | "--version" | "-V");
-    if !SUBCOMMANDS.contains(&first) && !root_flag {
+    let first = argv
+        .get(1)
+        .and_then(|a| a.to_str())
+        .unwrap_or("")
+        .to_string();
+    let root_flag = matches!(first.as_str(), "--help" | "--version" | "-V");
+    if !SUBCOMMANDS.contains(&first.as_str()) && !root_flag {
         argv.insert(1, "capture".into());
     }
     let parsed = Cli::command()
@@ -190,6 +194,10 @@ pub fn main() -> Result<(), CliError> {
         .and_then(|m| Cli::from_arg_matches(&m).map(|c| (c, m)));
     let (cli, matches) = match parsed {
         Ok(v) => v,
+        // Agents parse stdout: a `session` verb's argument error is the contract's envelope.
+        Err(e) if first == "session" && e.use_stderr() => {
+            std::process::exit(super::session::usage_error(&e));
+        }
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
             let _ = e.print();

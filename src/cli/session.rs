@@ -180,6 +180,18 @@ fn emit(result: Result<Value, HostError>) -> i32 {
     }
 }
 
+/// A `session` argument error (clap's): the error envelope with `invalid_request` and clap's
+/// whole message on stdout, the message on stderr; exit 1 like every other envelope
+/// (session spec: "Operation failures also return a JSON envelope on standard output").
+pub fn usage_error(e: &clap::Error) -> i32 {
+    let message = e.render().to_string();
+    let message = message
+        .trim()
+        .trim_start_matches("error: ")
+        .replace("\n\n", "\n");
+    emit(Err(HostError::new(ErrorCode::InvalidRequest, message)))
+}
+
 /// Runs a `session` subcommand; `matches` are the `send` matches (for argument order).
 pub fn run(
     command: SessionCommand,

@@ -320,11 +320,17 @@ impl Hub {
                 e.session_closed(&id);
             }
         }
+        // Called after every request: only sessions new to the hub cost an allocation.
         for (id, session) in sessions {
-            inner.sessions.entry(id.clone()).or_insert_with(|| Watched {
-                session: session.clone(),
-                last: None,
-            });
+            if !inner.sessions.contains_key(id) {
+                inner.sessions.insert(
+                    id.clone(),
+                    Watched {
+                        session: session.clone(),
+                        last: None,
+                    },
+                );
+            }
         }
     }
 
