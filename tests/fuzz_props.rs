@@ -497,7 +497,6 @@ fn regression_wide_cells_keep_their_continuation_cell() {
 }
 
 #[test]
-#[ignore = "needs keys::encode_step to drop nested paste end markers (found by these tests; see fuzz/README.md)"]
 fn regression_paste_end_marker_nested() {
     parsers_all(&file("regressions", "parsers", "paste-end-marker-nested"));
 }

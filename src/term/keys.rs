@@ -494,7 +494,12 @@ pub fn encode_step(step: &Step, modes: &Modes) -> Vec<u8> {
         Step::Key(k) => encode_key(k, modes),
         Step::Raw(b) => b.clone(),
         Step::Paste(t) if modes.bracketed_paste => {
-            let body = t.replace("\x1b[201~", "");
+            // Until none is left: removing one can join the pieces of another
+            // (`ESC[20` `ESC[201~` `1~`).
+            let mut body = t.replace("\x1b[201~", "");
+            while body.contains("\x1b[201~") {
+                body = body.replace("\x1b[201~", "");
+            }
             let mut out = Vec::with_capacity(PASTE_START.len() + body.len() + PASTE_END.len());
             out.extend_from_slice(PASTE_START);
             out.extend_from_slice(body.as_bytes());
@@ -1138,6 +1143,12 @@ mod tests {
         assert_eq!(
             encode_step(&sneaky, &modes(false, false, false)),
             b"a\x1b[201~rm -rf\r"
+        );
+        // Nor one that removing another would join together.
+        let nested = Step::Paste("a\x1b[20\x1b[201~1~rm -rf\r".into());
+        assert_eq!(
+            encode_step(&nested, &modes(false, false, true)),
+            b"\x1b[200~arm -rf\r\x1b[201~"
         );
     }
 
