@@ -170,23 +170,7 @@ fn a_client_mid_request_when_the_host_dies_gets_host_unavailable() {
     let id = h.start(&args);
     h.wait(&id, "READY");
     // `stop` of a program that ignores SIGTERM holds its reply for the 2 s grace.
-    let mut stop = std::process::Command::new(assert_cmd::cargo::cargo_bin("console2svg"));
-    stop.env("CONSOLE2SVG_RUNTIME_DIR", h.rt())
-        .args(["session", "stop", &id])
-        .stdout(std::process::Stdio::piped());
-    let stop = stop.spawn().unwrap();
-    std::thread::sleep(Duration::from_millis(500));
-    let started = Instant::now();
-    h.kill_host();
-    let out = stop.wait_with_output().unwrap();
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        started.elapsed()
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["error"]["code"], "host_unavailable", "{v}");
-    assert_eq!(out.status.code(), Some(1));
+    dies_mid_request(&h, &["stop", &id]);
     // And the successor cleans up after the dead host.
     h.ok(&["list", "--all"]);
     assert!(wait_gone(&marker, Duration::from_secs(3)).is_empty());
@@ -196,21 +180,26 @@ fn a_client_mid_request_when_the_host_dies_gets_host_unavailable() {
 fn a_wait_in_progress_when_the_host_dies_ends_with_host_unavailable() {
     let h = Host::new();
     let id = h.start(&["--", "sleep", "600"]);
-    let mut wait = std::process::Command::new(assert_cmd::cargo::cargo_bin("console2svg"));
-    wait.env("CONSOLE2SVG_RUNTIME_DIR", h.rt())
-        .args(["session", "wait", &id, "--text", "never shown"])
+    dies_mid_request(&h, &["wait", &id, "--text", "never shown"]);
+}
+
+/// Runs `session <args>`, kills the host with SIGKILL 0.5 s later, and requires the client to
+/// end within 5 s with `host_unavailable` (exit 1).
+fn dies_mid_request(h: &Host, args: &[&str]) {
+    let mut client = std::process::Command::new(assert_cmd::cargo::cargo_bin("console2svg"));
+    client
+        .env("CONSOLE2SVG_RUNTIME_DIR", h.rt())
+        .arg("session")
+        .args(args)
         .stdout(std::process::Stdio::piped());
-    let wait = wait.spawn().unwrap();
+    let client = client.spawn().unwrap();
     std::thread::sleep(Duration::from_millis(500));
     let started = Instant::now();
     h.kill_host();
-    let out = wait.wait_with_output().unwrap();
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        started.elapsed()
-    );
+    let out = client.wait_with_output().unwrap();
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(5), "{args:?} took {took:?}");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["error"]["code"], "host_unavailable", "{v}");
+    assert_eq!(v["error"]["code"], "host_unavailable", "{args:?}: {v}");
     assert_eq!(out.status.code(), Some(1));
 }
