@@ -217,10 +217,22 @@ fn is_session_id(id: &str) -> bool {
 
 /// The start time of `pid` in clock ticks since boot (`/proc/<pid>/stat` field 22).
 pub fn start_ticks(pid: u32) -> Option<u64> {
+    stat_field(&pid.to_string(), 22)
+}
+
+/// Field `n` (1-based, as proc(5) numbers them; `n >= 3`) of `/proc/<pid>/stat`.
+fn stat_field(pid: &str, n: usize) -> Option<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // Fields after the parenthesised command start at field 3 (state); field 22 is the 20th.
+    // Fields after the parenthesised command start at field 3 (state).
     let rest = &stat[stat.rfind(')')? + 1..];
-    rest.split_whitespace().nth(19)?.parse().ok()
+    rest.split_whitespace().nth(n - 3)?.parse().ok()
+}
+
+/// This process's session id (`/proc/self/stat` field 6). It is 0 when the session's leader
+/// lives outside our PID namespace (a container started from another session), which
+/// `getsid(2)` also reports and which no process can have, so it matches nothing.
+fn own_session() -> u32 {
+    stat_field("self", 6).map_or(0, |sid| sid as u32)
 }
 
 /// What [`recover`] found and did.
@@ -331,8 +343,7 @@ fn end_processes(records: &[Record]) -> usize {
 /// when the leader is gone or is the very process the record saw start (`start_ticks`), not a
 /// process that reused its pid.
 fn may_end(pid: u32, recorded_ticks: Option<u64>) -> bool {
-    let own = rustix::process::getsid(None).map_or(0, |p| p.as_raw_nonzero().get() as u32);
-    if pid <= 1 || pid == std::process::id() || pid == own {
+    if pid <= 1 || pid == std::process::id() || pid == own_session() {
         return false;
     }
     match start_ticks(pid) {
@@ -482,6 +493,15 @@ mod tests {
     fn start_ticks_reads_field_22() {
         let me = std::process::id();
         assert!(start_ticks(me).is_some());
+        // Field 6; 0 in a container whose session leader is outside its PID namespace.
+        let sid = std::fs::read_to_string("/proc/self/stat").unwrap();
+        let sid: u32 = sid[sid.rfind(')').unwrap() + 1..]
+            .split_whitespace()
+            .nth(3)
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_eq!(own_session(), sid);
         assert_eq!(start_ticks(me), start_ticks(me));
         assert_eq!(start_ticks(u32::MAX), None);
     }
