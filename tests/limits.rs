@@ -271,9 +271,7 @@ fn assert_isolated(h: &Host, victim: &str, pid: u64, other: &str) {
     }
     // Its program is ended (its process group gets SIGTERM and SIGHUP, SIGKILL after 2 s).
     let end = Instant::now() + Duration::from_secs(10);
-    let alive =
-        || std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| !s.contains(") Z "));
-    while alive() {
+    while common::session::is_running(pid as u32) {
         assert!(
             Instant::now() < end,
             "the program of a failed session lives on"

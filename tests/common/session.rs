@@ -111,8 +111,9 @@ impl Host {
         while super::host_pid(&self.rt()).is_some() && Instant::now() < end {
             std::thread::sleep(Duration::from_millis(20));
         }
-        // Reaped by init; the socket file stays behind, as after any crash.
-        while std::path::Path::new(&format!("/proc/{pid}")).exists() && Instant::now() < end {
+        // Gone, or a zombie where nobody reaps orphans (a PID namespace whose init is the test
+        // runner, as in CI's container); the socket file stays behind, as after any crash.
+        while is_running(pid as u32) && Instant::now() < end {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
@@ -125,6 +126,14 @@ impl Drop for Host {
             .args(["session", "stop", "--all", "--yes"])
             .output();
     }
+}
+
+/// Whether `pid` is a process that has not ended (it exists and is not a zombie).
+pub fn is_running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rfind(')')
+            .is_some_and(|i| stat[i + 1..].split_whitespace().next() != Some("Z"))
+    })
 }
 
 /// Pids of live (non-zombie) processes whose command line contains `marker`.
