@@ -227,8 +227,8 @@ struct Inner {
 
 /// The host's event hub: the sessions it watches, the subscribers it writes to, the focus
 /// per scope, and the installed extensions it consults for summaries and notifies. Shared
-/// between the worker (which adds and removes sessions), the monitor thread and the
-/// connection threads of subscribers.
+/// between the request loop (which adds and removes sessions), the monitor thread and the
+/// stream threads of subscribers.
 #[derive(Default)]
 pub struct Hub {
     inner: Mutex<Inner>,

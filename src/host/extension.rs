@@ -24,8 +24,8 @@ use super::events::{Event, Hub, Summary};
 use super::protocol::{ExtensionRequest, HostError, Launch};
 use super::session::Session;
 
-/// Work the host runs on the request's connection thread after the worker has moved on: the
-/// reply, computed where waiting costs no one else anything.
+/// Work the host runs on a reply thread after the request loop has moved on: the reply,
+/// computed where waiting costs no one else anything.
 pub type Deferred = Box<dyn FnOnce() -> Result<Value, HostError> + Send>;
 
 /// What an extension's request may use of the host: the registry (to add the sessions it
@@ -69,8 +69,8 @@ pub struct Tick {
     pub missed: HashMap<String, Vec<Summary>>,
 }
 
-/// A service plugged into the host. Called from the host's worker (requests, notifications),
-/// its monitor thread (parts, ticks) and subscribers' connection threads (parts), so it keeps
+/// A service plugged into the host. Called from the host's request loop (requests,
+/// notifications), its monitor thread (parts, ticks) and subscribers' stream threads (parts), so it keeps
 /// its own state behind its own locks, keyed by host session id. It must never call back
 /// into the [`Hub`] while holding a lock the hub's callers may wait for.
 pub trait Extension: Send + Sync {
@@ -89,7 +89,7 @@ pub trait Extension: Send + Sync {
     /// `closed` event was published.
     fn session_closed(&self, _id: &str) {}
 
-    /// Handles one request of the extension's op on the host's worker: registry changes
+    /// Handles one request of the extension's op on the host's request loop: registry changes
     /// happen here, everything slow goes into the returned [`Deferred`]. The reply is the
     /// extension's own document.
     fn handle(&self, request: ExtensionRequest, host: Context<'_>) -> Deferred;

@@ -1,5 +1,6 @@
 //! The background host that keeps PTY sessions alive between CLI calls: a generic PTY session
-//! host. A Unix-socket server over a session registry ([`server`]), the sessions themselves
+//! host. A Unix-socket server over a session registry ([`server`]; its request loop, `serve`:
+//! one thread for every client connection, in acceptance order), the sessions themselves
 //! ([`session`]) and the one I/O loop thread that serves every session's PTY (`io`: epoll via
 //! `polling`), the protocol ([`protocol`]: requests) and its typed replies ([`reply`]), crash
 //! recovery ([`recovery`]: what a successor host needs, sessions of a dead host listed as
@@ -25,5 +26,6 @@ pub mod paths;
 pub mod protocol;
 pub mod recovery;
 pub mod reply;
+mod serve;
 pub mod server;
 pub mod session;

@@ -1,37 +1,31 @@
 //! The host daemon: a Unix socket server over the session registry.
 //!
-//! One request per connection. Each connection has its own thread that reads the request
-//! (within [`READ_DEADLINE`]), then hands it to the one worker thread that owns the registry.
-//! The worker applies requests one at a time in connection-acceptance order (session spec:
-//! "The host accepts one IPC request at a time and applies actions in connection-acceptance
-//! order"): a connection accepted earlier is applied first, however late its request line
-//! completes, bounded by its read deadline. Whatever would hold the worker (a wait poll of up
-//! to 100 ms, stopping processes, serialising a large screen) is handed back to the connection
-//! thread, so a slow or stalled client, or many concurrent waits, never hold up anyone else.
+//! One request per connection, served by the request loop ([`super::serve`]: one thread for
+//! every client connection, requests applied one at a time in connection-acceptance order).
+//! Whatever would hold the loop (a wait poll of up to 100 ms, stopping processes, serialising
+//! a large screen) is an [`Outcome::Later`], finished by a reply thread, so a slow or stalled
+//! client, or many concurrent waits, never hold up anyone else.
 //!
 //! The router ([`Host::route`]) only routes: one method per request kind, each returning a
 //! typed reply ([`super::reply`]). Exited sessions are retained 24 h, then forgotten (later
 //! calls get `session_expired`). Sessions of a host that died are recovered as `unavailable`
 //! ([`super::recovery`]). The host exits after a while with no sessions at all.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
-use std::io::{Read, Write};
+use std::collections::{HashMap, HashSet};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::PathBuf;
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
-
-use serde::Serialize;
 
 use super::events::{self, Hub, MONITOR_TICK};
 use super::extension::{Context, Extension};
 use super::journal::Entry;
 use super::paths;
-use super::protocol::{Condition, ErrorCode, HostError, Launch, Request, MAX_REQUEST_BYTES};
+use super::protocol::{Condition, ErrorCode, HostError, Launch, Request};
 use super::recovery::{self, Ledger, Lost, Record};
 use super::reply::{self, ScreenDoc, SCHEMA};
+use super::serve::{self, Outcome, Registry};
 use super::session::{retention, Poll, Session, State, CAPTURE_QUIET, CAPTURE_SETTLE_MAX};
 use crate::term::keys;
 
@@ -41,15 +35,11 @@ pub const POLL_BUDGET: Duration = Duration::from_millis(100);
 /// Grace between SIGTERM and SIGKILL on `stop`.
 pub const STOP_GRACE: Duration = Duration::from_secs(2);
 
+/// The largest screen (columns × rows) a `read` serialises on the request loop.
+const INLINE_CELLS: usize = 20_000;
+
 /// A waiter no client has polled for this long belongs to a client that went away.
 const STALE_WAITER: Duration = Duration::from_secs(30);
-
-/// How long a connection may take to send its whole request line; also how long a connection
-/// accepted earlier can hold back the requests accepted after it.
-const READ_DEADLINE: Duration = Duration::from_secs(2);
-
-/// How long writing a reply may take before the client is given up on.
-const WRITE_DEADLINE: Duration = Duration::from_secs(5);
 
 /// How often retention and stale waiters are swept (each sweep looks at every session).
 const SWEEP_EVERY: Duration = Duration::from_millis(250);
@@ -76,6 +66,8 @@ struct Host {
     hub: Arc<Hub>,
     /// Ids whose retention ran out.
     expired: HashSet<String>,
+    /// How long the host stays with no sessions before it exits.
+    idle: Duration,
     idle_since: Option<Instant>,
     last_sweep: Instant,
 }
@@ -103,10 +95,7 @@ pub fn run(extensions: Vec<Arc<dyn Extension>>) -> Result<(), String> {
     for e in &extensions {
         e.host_started();
     }
-    let (jobs, inbox) = mpsc::channel::<Msg>();
-    let idle = idle_limit();
-    let worker_socket = socket.clone();
-    let host = Host {
+    let mut host = Host {
         sessions: HashMap::new(),
         lost: recovered
             .lost
@@ -117,168 +106,10 @@ pub fn run(extensions: Vec<Arc<dyn Extension>>) -> Result<(), String> {
         runtime: dir,
         hub: Arc::new(Hub::new(extensions)),
         expired: HashSet::new(),
+        idle: idle_limit(),
         idle_since: Some(Instant::now()),
         last_sweep: Instant::now(),
     };
-    std::thread::Builder::new()
-        .name("host-worker".into())
-        .spawn(move || {
-            worker(inbox, idle, host);
-            // Idle: stop accepting and leave.
-            let _ = std::fs::remove_file(&worker_socket);
-            std::process::exit(0);
-        })
-        .map_err(|e| e.to_string())?;
-    for (seq, stream) in (0u64..).zip(listener.incoming()) {
-        let Ok(stream) = stream else { continue };
-        // Announced before its thread exists, so the worker knows the acceptance order.
-        let accepted = Msg::Accepted {
-            seq,
-            deadline: Instant::now() + READ_DEADLINE,
-        };
-        if jobs.send(accepted).is_err() {
-            break;
-        }
-        let to_worker = jobs.clone();
-        let spawned = std::thread::Builder::new()
-            .name("host-conn".into())
-            .spawn(move || connection(stream, seq, to_worker));
-        if spawned.is_err() {
-            // Dropped; its client sees host_unavailable. It holds up no one.
-            let _ = jobs.send(Msg::Gone(seq));
-        }
-    }
-    Ok(())
-}
-
-/// Work the worker hands back to a connection thread, so it never waits itself: it returns
-/// the reply line.
-type Later = Box<dyn FnOnce() -> Result<String, HostError> + Send>;
-
-/// What the worker makes of a request.
-enum Outcome {
-    /// The reply line.
-    Now(String),
-    /// The reply, computed by the connection thread.
-    Later(Later),
-    /// The connection becomes a stream served by this function (subscriptions, attach).
-    Stream(Box<dyn FnOnce(UnixStream) + Send>),
-}
-
-impl Outcome {
-    /// A reply ready now.
-    fn now<T: Serialize>(reply: &T) -> Result<Outcome, HostError> {
-        Ok(Outcome::Now(reply::to_line(reply)))
-    }
-}
-
-/// What the worker's inbox carries, in the order the accept loop and the connections send it.
-enum Msg {
-    /// Connection `seq` was accepted; its request line is due by `deadline`.
-    Accepted { seq: u64, deadline: Instant },
-    /// Connection `seq`'s request (or why it could not be read), with where its outcome goes.
-    Job { seq: u64, job: Job },
-    /// Connection `seq` will send nothing (its thread could not start).
-    Gone(u64),
-}
-
-/// A request on its way to the worker, with where its outcome goes.
-struct Job {
-    request: Result<Request, HostError>,
-    reply: Sender<Result<Outcome, HostError>>,
-}
-
-/// One connection: read the request (deadline [`READ_DEADLINE`] for all of it), check the
-/// peer, queue it for the worker, then finish any deferred work and write the reply (deadline
-/// [`WRITE_DEADLINE`]). A client that stalls or vanishes costs only this thread.
-fn connection(stream: UnixStream, seq: u64, jobs: Sender<Msg>) {
-    // The request is read before the peer is judged, so a refused client still gets its reply
-    // instead of a broken pipe.
-    let request = read_request(&stream).and_then(|r| check_peer(&stream).map(|_| r));
-    let (tx, rx) = mpsc::channel();
-    let job = Job { request, reply: tx };
-    if jobs.send(Msg::Job { seq, job }).is_err() {
-        return;
-    }
-    let line = match rx.recv() {
-        Ok(Ok(Outcome::Stream(serve))) => return serve(stream),
-        Ok(Ok(Outcome::Now(line))) => line,
-        Ok(Ok(Outcome::Later(work))) => work().unwrap_or_else(|e| e.envelope().to_string()),
-        Ok(Err(e)) => e.envelope().to_string(),
-        Err(_) => HostError::new(ErrorCode::HostUnavailable, "the host is shutting down")
-            .envelope()
-            .to_string(),
-    };
-    let mut stream = stream;
-    let _ = stream.set_write_timeout(Some(WRITE_DEADLINE));
-    let mut bytes = line.into_bytes();
-    bytes.push(b'\n');
-    let _ = stream.write_all(&bytes);
-}
-
-/// Requests held until every connection accepted before theirs is applied or has passed its
-/// read deadline (session spec: connection-acceptance order).
-#[derive(Default)]
-struct Order {
-    /// Accepted connections not applied yet, and when their request line is due.
-    waiting: BTreeMap<u64, Instant>,
-    /// Requests that arrived, by acceptance number.
-    ready: BTreeMap<u64, Job>,
-}
-
-impl Order {
-    /// Takes one message of the inbox.
-    fn take(&mut self, msg: Msg) {
-        match msg {
-            Msg::Accepted { seq, deadline } => {
-                self.waiting.insert(seq, deadline);
-            }
-            Msg::Job { seq, job } => {
-                self.ready.insert(seq, job);
-            }
-            Msg::Gone(seq) => {
-                self.waiting.remove(&seq);
-            }
-        }
-    }
-
-    /// The next request to apply now, if any: the oldest accepted connection's once it has
-    /// arrived; a connection past its deadline no longer holds the others back (its request,
-    /// should it still come, is applied when it does). Requests of connections not waited
-    /// for any more come first.
-    fn next(&mut self, now: Instant) -> Option<Job> {
-        loop {
-            let stray = self
-                .ready
-                .keys()
-                .copied()
-                .find(|seq| !self.waiting.contains_key(seq));
-            if let Some(seq) = stray {
-                return self.ready.remove(&seq);
-            }
-            let (&seq, &deadline) = self.waiting.first_key_value()?;
-            if let Some(job) = self.ready.remove(&seq) {
-                self.waiting.remove(&seq);
-                return Some(job);
-            }
-            if deadline > now {
-                return None;
-            }
-            self.waiting.remove(&seq);
-        }
-    }
-
-    /// How long the worker may sleep before [`Order::next`] can change by time alone.
-    fn wait_at_most(&self, now: Instant, longest: Duration) -> Duration {
-        self.waiting.first_key_value().map_or(longest, |(_, d)| {
-            d.saturating_duration_since(now).min(longest)
-        })
-    }
-}
-
-/// The worker: owns the registry and applies requests one at a time in acceptance order;
-/// sweeps retention and stale waiters; returns when the host has been idle for `idle`.
-fn worker(inbox: Receiver<Msg>, idle: Duration, mut host: Host) {
     let monitor = host.hub.clone();
     // The monitor: publishes summary changes to subscribers. It lives as long as the host.
     let _ = std::thread::Builder::new()
@@ -288,35 +119,36 @@ fn worker(inbox: Receiver<Msg>, idle: Duration, mut host: Host) {
             monitor.tick();
         });
     host.after_request();
-    let mut order = Order::default();
-    loop {
-        let now = Instant::now();
-        match inbox.recv_timeout(order.wait_at_most(now, SWEEP_EVERY)) {
-            Ok(msg) => {
-                order.take(msg);
-                // Everything already queued joins before the order is decided.
-                while let Ok(msg) = inbox.try_recv() {
-                    order.take(msg);
-                }
-            }
-            Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => return,
+    let served = serve::serve(&listener, &mut host);
+    // Idle (or the loop failed): stop accepting and leave.
+    let _ = std::fs::remove_file(&socket);
+    served
+}
+
+impl Registry for Host {
+    fn route(&mut self, request: Request) -> Result<Outcome, HostError> {
+        Host::route(self, request)
+    }
+
+    fn applied(&mut self) {
+        if self.sessions.is_empty() {
+            // Being asked counts as activity: the idle clock restarts.
+            self.idle_since = Some(Instant::now());
         }
-        while let Some(job) = order.next(Instant::now()) {
-            let outcome = job.request.and_then(|r| host.route(r));
-            if host.sessions.is_empty() {
-                // Being asked counts as activity: the idle clock restarts.
-                host.idle_since = Some(Instant::now());
-            }
-            let _ = job.reply.send(outcome);
-            host.after_request();
+        self.after_request();
+    }
+
+    fn tick(&mut self, now: Instant) -> Option<Duration> {
+        if now.duration_since(self.last_sweep) >= SWEEP_EVERY {
+            self.sweep();
         }
-        if host.last_sweep.elapsed() >= SWEEP_EVERY {
-            host.sweep();
+        if self
+            .idle_since
+            .is_some_and(|t| now.duration_since(t) >= self.idle)
+        {
+            return None;
         }
-        if host.idle_since.is_some_and(|t| t.elapsed() >= idle) {
-            return;
-        }
+        Some(SWEEP_EVERY)
     }
 }
 
@@ -457,7 +289,7 @@ impl Host {
     }
 
     /// A request of an installed extension (e.g. termio's `{"op":"termio",…}`), handed to it
-    /// with the registry; its reply is computed off the worker.
+    /// with the registry; its reply is computed on a reply thread.
     ///
     /// Errors: `invalid_request` for an op no extension serves.
     fn extension(&mut self, r: super::protocol::ExtensionRequest) -> Result<Outcome, HostError> {
@@ -558,11 +390,17 @@ impl Host {
         })
     }
 
-    /// `read [--structured]`: the screen, serialised off the worker.
+    /// `read [--structured]`: the screen. A screen of at most [`INLINE_CELLS`] cells is
+    /// serialised on the loop (tens of microseconds: a hand-off to a reply thread would cost
+    /// more); a larger one on a reply thread.
     fn read(&self, id: &str, structured: bool) -> Result<Outcome, HostError> {
         let s = self.live(id)?;
         s.record(Entry::Read);
-        later_line(move || {
+        let cells = {
+            let g = s.lock();
+            g.emulator.cols() * g.emulator.rows()
+        };
+        let work = move || {
             // Snapshot under the lock; serialise (possibly megabytes) after it.
             let (state, exit, version, screen, history) = {
                 let g = s.lock();
@@ -584,7 +422,12 @@ impl Host {
                 version,
                 screen: ScreenDoc::of(&screen, history, structured),
             }))
-        })
+        };
+        if cells <= INLINE_CELLS {
+            work().map(Outcome::Now)
+        } else {
+            later_line(work)
+        }
     }
 
     /// `wait` (first call): registers a waiter and polls it once.
@@ -605,7 +448,7 @@ impl Host {
     fn wait_poll(&self, id: &str, waiter: u64) -> Result<Outcome, HostError> {
         let s = self.live(id)?;
         let id = id.to_string();
-        // Everything that takes the session's lock happens off the worker.
+        // Everything that takes the session's lock happens on a reply thread.
         later_line(move || {
             let condition = s.lock().condition_of(waiter).ok_or_else(|| {
                 HostError::new(
@@ -693,7 +536,7 @@ impl Host {
     }
 
     /// `stop <id>`: deleted from the registry now (later requests no longer find it), its
-    /// processes ended off the worker. A lost session is deleted with its record and journal.
+    /// processes ended on a reply thread. A lost session is deleted with its record and journal.
     fn stop(&mut self, id: &str) -> Result<Outcome, HostError> {
         if let Some(lost) = self.lost.remove(id) {
             recovery::forget(&self.runtime, id);
@@ -938,150 +781,7 @@ fn wait_reply(
     })
 }
 
-fn check_peer(stream: &UnixStream) -> Result<(), HostError> {
-    match rustix::net::sockopt::socket_peercred(stream) {
-        Ok(cred) if cred.uid == rustix::process::getuid() => Ok(()),
-        Ok(_) => Err(HostError::new(
-            ErrorCode::PermissionDenied,
-            "the host serves only its own user",
-        )),
-        Err(e) => Err(HostError::new(
-            ErrorCode::PermissionDenied,
-            format!("cannot check the peer: {e}"),
-        )),
-    }
-}
-
-/// Reads one request line within [`READ_DEADLINE`] for the whole line (a client trickling
-/// bytes cannot keep its thread forever) and at most [`MAX_REQUEST_BYTES`].
-fn read_request(stream: &UnixStream) -> Result<Request, HostError> {
-    let bad = |m: String| HostError::new(ErrorCode::InvalidRequest, m);
-    let deadline = Instant::now() + READ_DEADLINE;
-    let mut reader = stream;
-    let mut line = Vec::new();
-    let mut buf = [0u8; 64 * 1024];
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(bad(format!(
-                "the request did not arrive within {} s",
-                READ_DEADLINE.as_secs()
-            )));
-        }
-        let _ = stream.set_read_timeout(Some(left));
-        match reader.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => {
-                line.extend_from_slice(&buf[..n]);
-                if line.len() > MAX_REQUEST_BYTES {
-                    return Err(bad(format!(
-                        "request larger than {MAX_REQUEST_BYTES} bytes"
-                    )));
-                }
-                if let Some(end) = line.iter().position(|&b| b == b'\n') {
-                    line.truncate(end);
-                    break;
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(bad(format!("cannot read the request: {e}"))),
-        }
-    }
-    serde_json::from_slice(&line).map_err(|e| bad(format!("malformed request: {e}")))
-}
-
 /// RFC 3339 UTC with milliseconds, e.g. `2026-11-30T15:04:05.123Z`.
 pub fn timestamp(t: SystemTime) -> String {
     humantime::format_rfc3339_millis(t).to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn job() -> (Job, Receiver<Result<Outcome, HostError>>) {
-        let (tx, rx) = mpsc::channel();
-        (
-            Job {
-                request: Ok(Request::Ping),
-                reply: tx,
-            },
-            rx,
-        )
-    }
-
-    fn is(job: Option<Job>, rx: &Receiver<Result<Outcome, HostError>>) -> bool {
-        let Some(job) = job else { return false };
-        let _ = job
-            .reply
-            .send(Err(HostError::new(ErrorCode::Cancelled, "")));
-        rx.try_recv().is_ok()
-    }
-
-    #[test]
-    fn requests_apply_in_acceptance_order_not_arrival_order() {
-        let t0 = Instant::now();
-        let mut o = Order::default();
-        for seq in 0..3 {
-            o.take(Msg::Accepted {
-                seq,
-                deadline: t0 + READ_DEADLINE,
-            });
-        }
-        let (j2, r2) = job();
-        let (j1, r1) = job();
-        let (j0, r0) = job();
-        o.take(Msg::Job { seq: 2, job: j2 });
-        o.take(Msg::Job { seq: 1, job: j1 });
-        assert!(o.next(t0).is_none(), "connection 0 comes first");
-        o.take(Msg::Job { seq: 0, job: j0 });
-        assert!(is(o.next(t0), &r0));
-        assert!(is(o.next(t0), &r1));
-        assert!(is(o.next(t0), &r2));
-        assert!(o.next(t0).is_none());
-    }
-
-    #[test]
-    fn a_connection_past_its_read_deadline_holds_no_one_back() {
-        let t0 = Instant::now();
-        let mut o = Order::default();
-        o.take(Msg::Accepted {
-            seq: 0,
-            deadline: t0 + READ_DEADLINE,
-        });
-        o.take(Msg::Accepted {
-            seq: 1,
-            deadline: t0 + READ_DEADLINE,
-        });
-        let (j1, r1) = job();
-        o.take(Msg::Job { seq: 1, job: j1 });
-        assert!(o.next(t0).is_none());
-        assert_eq!(
-            o.wait_at_most(t0, SWEEP_EVERY),
-            SWEEP_EVERY.min(READ_DEADLINE)
-        );
-        assert!(is(o.next(t0 + READ_DEADLINE), &r1), "0 gave up on");
-        // Its request, arriving late after all, is still applied.
-        let (j0, r0) = job();
-        o.take(Msg::Job { seq: 0, job: j0 });
-        assert!(is(o.next(t0 + READ_DEADLINE), &r0));
-    }
-
-    #[test]
-    fn a_connection_that_never_started_is_not_waited_for() {
-        let t0 = Instant::now();
-        let mut o = Order::default();
-        o.take(Msg::Accepted {
-            seq: 0,
-            deadline: t0 + READ_DEADLINE,
-        });
-        o.take(Msg::Gone(0));
-        let (j1, r1) = job();
-        o.take(Msg::Accepted {
-            seq: 1,
-            deadline: t0 + READ_DEADLINE,
-        });
-        o.take(Msg::Job { seq: 1, job: j1 });
-        assert!(is(o.next(t0), &r1));
-    }
 }

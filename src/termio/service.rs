@@ -77,8 +77,8 @@ impl Extension for Service {
     }
 
     /// Handles one termio request against the registry. Registry changes (a new session,
-    /// closed ones removed) happen here; everything slow or blocking is returned for the
-    /// connection's own thread. Termio errors are replies (the contract's error shape); a
+    /// closed ones removed) happen here; everything slow or blocking is returned for a
+    /// reply thread. Termio errors are replies (the contract's error shape); a
     /// body that is no termio request is the host's `invalid_request`, as any malformed
     /// request.
     fn handle(&self, request: ExtensionRequest, host: Context<'_>) -> Deferred {
