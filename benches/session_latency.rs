@@ -85,13 +85,13 @@ fn ensure_host() {
 fn round_trip(id: &str, token: &str) -> Option<Duration> {
     let t0 = Instant::now();
     let sent = client::request(&Request::Send {
-        id: id.to_string(),
+        id: id.into(),
         inputs: vec![Input::Text(token.to_string()), Input::Keys("Enter".into())],
     })
     .expect("send");
     let version = sent["version"].as_u64().expect("version in the send reply");
     let mut reply = client::request(&Request::WaitStart {
-        id: id.to_string(),
+        id: id.into(),
         condition: Condition {
             text: token.to_string(),
             regex: false,
@@ -107,11 +107,11 @@ fn round_trip(id: &str, token: &str) -> Option<Duration> {
     while reply["result"] == "pending" {
         if t0.elapsed() > ITERATION_TIMEOUT {
             let _ = client::request(&Request::WaitEnd {
-                id: id.to_string(),
+                id: id.into(),
                 waiter,
             });
             let screen = client::request(&Request::Read {
-                id: id.to_string(),
+                id: id.into(),
                 structured: false,
             })
             .map(|r| format!("version {}, text {:?}", r["version"], r["screen"]["text"]))
@@ -128,7 +128,7 @@ fn round_trip(id: &str, token: &str) -> Option<Duration> {
             return None;
         }
         reply = client::request(&Request::WaitPoll {
-            id: id.to_string(),
+            id: id.into(),
             waiter,
         })
         .expect("wait-poll");
@@ -185,7 +185,9 @@ fn main() {
         }
         (times, misses)
     });
-    let _ = client::request(&Request::Stop { id: id.clone() });
+    let _ = client::request(&Request::Stop {
+        id: id.as_str().into(),
+    });
     let (times, misses) = match measured {
         Ok(r) => r,
         Err(e) => std::panic::resume_unwind(e),

@@ -50,6 +50,11 @@ fn a_killed_host_leaves_no_processes_and_its_sessions_are_unavailable() {
     }
     h.ok(&["send", &ids[0], "--text", "typed before the crash"]);
     h.ok(&["resize", &ids[1], "--width", "70", "--height", "15"]);
+    // READY comes before the background child has exec'd: give it a moment.
+    let end = Instant::now() + Duration::from_secs(5);
+    while processes_with(&marker).len() < 6 && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(20));
+    }
     assert_eq!(
         processes_with(&marker).len(),
         6,

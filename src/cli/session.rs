@@ -229,7 +229,10 @@ pub fn run(
         }
         SessionCommand::List { all } => emit(client::request(&Request::List { all })),
         SessionCommand::Read { id, structured } => {
-            match client::request_raw(&Request::Read { id, structured }) {
+            match client::request_raw(&Request::Read {
+                id: id.into(),
+                structured,
+            }) {
                 Ok(raw) => emit_raw(raw),
                 Err(e) => emit(Err(e)),
             }
@@ -243,11 +246,16 @@ pub fn run(
                     "nothing to send: give --text, --keys, --paste or --raw-hex",
                 )));
             }
-            emit(client::request(&Request::Send { id: a.id, inputs }))
+            emit(client::request(&Request::Send {
+                id: a.id.into(),
+                inputs,
+            }))
         }
-        SessionCommand::Resize { id, width, height } => {
-            emit(client::request(&Request::Resize { id, width, height }))
-        }
+        SessionCommand::Resize { id, width, height } => emit(client::request(&Request::Resize {
+            id: id.into(),
+            width,
+            height,
+        })),
         SessionCommand::Capture {
             id,
             out,
@@ -256,7 +264,9 @@ pub fn run(
         } => emit(capture(&id, Some((&out, scale)), &appearance, config)),
         SessionCommand::Inspect { id, appearance } => emit(capture(&id, None, &appearance, config)),
         SessionCommand::Export { id, out } => emit(export(&id, &out)),
-        SessionCommand::Stop { id: Some(id), .. } => emit(client::request(&Request::Stop { id })),
+        SessionCommand::Stop { id: Some(id), .. } => {
+            emit(client::request(&Request::Stop { id: id.into() }))
+        }
         SessionCommand::Stop { id: None, yes, .. } => {
             if !yes {
                 if !std::io::stdin().is_terminal() {
@@ -298,14 +308,14 @@ pub fn fast_path(args: &[OsString]) -> Option<i32> {
         ["session", "list"] => Request::List { all: false },
         ["session", "list", "--all"] => Request::List { all: true },
         ["session", "read", id] if plain(id) => Request::Read {
-            id: id.to_string(),
+            id: (*id).into(),
             structured: false,
         },
         ["session", "read", id, "--structured"] | ["session", "read", "--structured", id]
             if plain(id) =>
         {
             Request::Read {
-                id: id.to_string(),
+                id: (*id).into(),
                 structured: true,
             }
         }
@@ -326,7 +336,7 @@ pub fn fast_path(args: &[OsString]) -> Option<i32> {
                 });
             }
             Request::Send {
-                id: id.to_string(),
+                id: (*id).into(),
                 inputs,
             }
         }
@@ -395,7 +405,7 @@ fn wait(a: WaitArgs) -> i32 {
     };
     let deadline = a.timeout.map(|t| Instant::now() + t);
     let mut reply = match client::request(&Request::WaitStart {
-        id: a.id.clone(),
+        id: a.id.as_str().into(),
         condition,
         timeout_ms: a.timeout.map(|t| t.as_millis() as u64),
     }) {
@@ -419,7 +429,7 @@ fn wait(a: WaitArgs) -> i32 {
         if timed_out || client::interrupted() {
             // Ending the wait also brings back the screen as it is now.
             if let Ok(last) = client::request_despite_interrupt(&Request::WaitEnd {
-                id: a.id.clone(),
+                id: a.id.as_str().into(),
                 waiter,
             }) {
                 if last.get("screen").is_some() {
@@ -438,7 +448,7 @@ fn wait(a: WaitArgs) -> i32 {
             return emit(Ok(reply));
         }
         match client::request(&Request::WaitPoll {
-            id: a.id.clone(),
+            id: a.id.as_str().into(),
             waiter,
         }) {
             Ok(r) => reply = r,
@@ -486,7 +496,7 @@ fn capture(
         }
         None => crate::output::Format::Svg,
     };
-    let snap = client::request(&Request::Snapshot { id: id.to_string() })?;
+    let snap = client::request(&Request::Snapshot { id: id.into() })?;
     let mut screen: crate::term::Screen =
         serde_json::from_value(snap["screen"].clone()).map_err(|e| {
             HostError::new(
@@ -509,7 +519,7 @@ fn capture(
                 .map_err(|e| HostError::new(ErrorCode::IoError, e.to_string()))?;
             let path = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
             client::request(&Request::Record {
-                id: id.to_string(),
+                id: id.into(),
                 entry: Box::new(crate::host::journal::Entry::Capture {
                     output: out.to_string_lossy().into_owned(),
                     cwd: cwd.to_string_lossy().into_owned(),
@@ -526,7 +536,7 @@ fn capture(
             let svg = render::render_svg(&screen, &appearance, &fonts);
             crate::output::write_private(&path, svg.as_bytes()).map_err(write_error)?;
             client::request(&Request::Record {
-                id: id.to_string(),
+                id: id.into(),
                 entry: Box::new(crate::host::journal::Entry::Inspect),
             })?;
             Ok(
@@ -552,7 +562,7 @@ fn export(id: &str, out: &std::path::Path) -> Result<Value, HostError> {
     let json_out = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-    let reply = client::request(&Request::Journal { id: id.to_string() })?;
+    let reply = client::request(&Request::Journal { id: id.into() })?;
     let entries: Vec<crate::host::journal::Entry> =
         serde_json::from_value(reply["entries"].clone()).map_err(|e| {
             HostError::new(

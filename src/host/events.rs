@@ -31,7 +31,7 @@ use serde_json::{Map, Value};
 
 use super::extension::{Extension, Fresh};
 use super::protocol::Launch;
-use super::session::{Session, State};
+use super::session::{Session, Sessions, State};
 use crate::term::Screen;
 
 /// How often the host re-reads its sessions' summaries for changes.
@@ -295,12 +295,12 @@ impl Hub {
     /// watched (the next tick publishes their first summary), sessions gone from it are
     /// published as `closed` with their last summary, their focus is dropped and the
     /// extensions are told. The host calls this after every request and retention sweep.
-    pub fn sync(&self, sessions: &HashMap<String, Arc<Session>>) {
+    pub fn sync(&self, sessions: &Sessions) {
         let mut inner = self.inner();
         let gone: Vec<String> = inner
             .sessions
             .keys()
-            .filter(|id| !sessions.contains_key(*id))
+            .filter(|id| !sessions.contains_key(id.as_str()))
             .cloned()
             .collect();
         for id in gone {
@@ -322,9 +322,9 @@ impl Hub {
         }
         // Called after every request: only sessions new to the hub cost an allocation.
         for (id, session) in sessions {
-            if !inner.sessions.contains_key(id) {
+            if !inner.sessions.contains_key(id.as_str()) {
                 inner.sessions.insert(
-                    id.clone(),
+                    id.to_string(),
                     Watched {
                         session: session.clone(),
                         last: None,
@@ -556,7 +556,7 @@ pub fn serve_attach(mut stream: UnixStream, session: Arc<Session>) {
     let ack = Attached {
         schema_version: 1,
         attached: true,
-        session_id: session.id.clone(),
+        session_id: session.id.to_string(),
     };
     if write_line(&mut stream, &ack).is_err() {
         return;

@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use super::events::{Event, Hub, Summary};
 use super::protocol::{ExtensionRequest, HostError, Launch};
-use super::session::Session;
+use super::session::{Session, Sessions};
 
 /// Work the host runs on a reply thread after the request loop has moved on: the reply,
 /// computed where waiting costs no one else anything.
@@ -32,7 +32,7 @@ pub type Deferred = Box<dyn FnOnce() -> Result<Value, HostError> + Send>;
 /// starts and remove the ones it closes; the host publishes both) and the event hub (focus).
 pub struct Context<'a> {
     /// The registry: host session id → session.
-    pub sessions: &'a mut HashMap<String, Arc<Session>>,
+    pub sessions: &'a mut Sessions,
     /// The event hub.
     pub hub: &'a Hub,
 }

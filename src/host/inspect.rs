@@ -40,7 +40,10 @@ pub fn new_inspection() -> Result<PathBuf, String> {
             .map_err(|e| format!("cannot make {} private: {e}", root.display()))?;
     }
     sweep(&root);
-    let dir = root.join(format!("inspect-{}", &super::session::new_id()[2..]));
+    let dir = root.join(format!(
+        "inspect-{}",
+        &super::protocol::SessionId::generate()[2..]
+    ));
     std::fs::DirBuilder::new()
         .mode(0o700)
         .create(&dir)

@@ -10,6 +10,79 @@ use serde_json::{Map, Value};
 
 use crate::term::keys::Input;
 
+/// A session's id: `s_` followed by 32 lowercase hex digits from the OS's random source, as the
+/// host makes them ([`SessionId::generate`]). On the wire a plain JSON string. Any string
+/// deserialises (an id the host never made is simply not found: `session_not_found`);
+/// [`SessionId::is_well_formed`] tells the host's own apart (crash-recovery files are named by
+/// it). Derefs to `str`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct SessionId(String);
+
+impl SessionId {
+    /// A fresh id: 128 bits from `/dev/urandom`.
+    pub fn generate() -> SessionId {
+        use std::io::Read;
+        let mut bytes = [0u8; 16];
+        if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
+            let _ = f.read_exact(&mut bytes);
+        }
+        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        SessionId(format!("s_{hex}"))
+    }
+
+    /// Whether this is an id as the host makes them (`s_` + 32 lowercase hex digits).
+    pub fn is_well_formed(&self) -> bool {
+        SessionId::well_formed(&self.0)
+    }
+
+    /// Whether `id` is an id as the host makes them (`s_` + 32 lowercase hex digits).
+    pub fn well_formed(id: &str) -> bool {
+        id.strip_prefix("s_").is_some_and(|hex| {
+            hex.len() == 32
+                && hex
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        })
+    }
+
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<String> for SessionId {
+    fn from(id: String) -> SessionId {
+        SessionId(id)
+    }
+}
+
+impl From<&str> for SessionId {
+    fn from(id: &str) -> SessionId {
+        SessionId(id.to_string())
+    }
+}
+
+impl std::ops::Deref for SessionId {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for SessionId {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for SessionId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// The duration parser and formatter, re-exported for the clients of the request types (their
 /// home is [`crate::duration`]).
 pub use crate::duration::{format_duration_ms, parse_duration};
@@ -202,12 +275,12 @@ pub enum Request {
         all: bool,
     },
     Read {
-        id: String,
+        id: SessionId,
         structured: bool,
     },
     /// Registers a waiter; the reply is the first poll's result plus its `waiter` id.
     WaitStart {
-        id: String,
+        id: SessionId,
         condition: Condition,
         /// The client's timeout, ms (recorded in the journal; the client enforces it).
         #[serde(default)]
@@ -215,39 +288,39 @@ pub enum Request {
     },
     /// Blocks at most 100 ms for the waiter to be satisfied.
     WaitPoll {
-        id: String,
+        id: SessionId,
         waiter: u64,
     },
     /// Drops a waiter (the client gave up: timeout or Ctrl+C).
     WaitEnd {
-        id: String,
+        id: SessionId,
         waiter: u64,
     },
     Send {
-        id: String,
+        id: SessionId,
         inputs: Vec<Input>,
     },
     Resize {
-        id: String,
+        id: SessionId,
         width: u16,
         height: u16,
     },
     Stop {
-        id: String,
+        id: SessionId,
     },
     StopAll,
     /// The screen as it is now, for rendering by the client (`session capture`/`inspect`).
     Snapshot {
-        id: String,
+        id: SessionId,
     },
     /// Records a client-side step in the journal (a capture written, an inspection).
     Record {
-        id: String,
+        id: SessionId,
         entry: Box<super::journal::Entry>,
     },
     /// The session's journal, for `session export`.
     Journal {
-        id: String,
+        id: SessionId,
     },
     /// Turns the connection into an event stream (see [`super::events`]): session summaries
     /// as they change, closed sessions and focus moves, after a roster of the present ones.
@@ -255,7 +328,7 @@ pub enum Request {
     /// Turns the connection into a stream of the session's screens as they change, until the
     /// session ends (see [`super::events::serve_attach`]).
     Attach {
-        id: String,
+        id: SessionId,
     },
     /// A request of an installed extension (see [`super::extension`]); its reply is the
     /// extension's.
@@ -353,6 +426,27 @@ impl Serialize for ExtensionRequest {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn session_ids_are_plain_strings_on_the_wire_and_fresh_ones_are_well_formed() {
+        let a = SessionId::generate();
+        assert!(a.is_well_formed() && a.len() == 34, "{a}");
+        assert_ne!(a, SessionId::generate());
+        assert_eq!(serde_json::to_string(&a).unwrap(), format!("\"{a}\""));
+        // Any string is an id on the wire: one the host never made is just not found.
+        let r: Request = serde_json::from_str(r#"{"op":"stop","id":"nope"}"#).unwrap();
+        match r {
+            Request::Stop { id } => assert!(!id.is_well_formed() && id.as_str() == "nope"),
+            other => panic!("{other:?}"),
+        }
+        for bad in [
+            "s_0123",
+            "S_0123456789abcdef0123456789abcdef",
+            "s_0123456789ABCDEF0123456789abcdef",
+        ] {
+            assert!(!SessionId::well_formed(bad), "{bad}");
+        }
+    }
 
     #[test]
     fn ops_the_host_does_not_define_are_carried_for_extensions() {

@@ -27,7 +27,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
-use super::protocol::{ErrorCode, HostError};
+use super::protocol::{ErrorCode, HostError, SessionId};
 use crate::pty::group;
 
 /// How long [`recover`] gives a dead host's processes between SIGTERM/SIGHUP and SIGKILL.
@@ -204,17 +204,6 @@ fn write_record(dir: &Path, record: &Record) -> std::io::Result<()> {
     std::fs::rename(&tmp, &path)
 }
 
-/// A session id as the host makes them: `s_` + 32 lowercase hex digits. Anything else in the
-/// records or journals directory is not ours to read or delete.
-fn is_session_id(id: &str) -> bool {
-    id.strip_prefix("s_").is_some_and(|hex| {
-        hex.len() == 32
-            && hex
-                .bytes()
-                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-    })
-}
-
 /// The start time of `pid` in clock ticks since boot (`/proc/<pid>/stat` field 22).
 pub fn start_ticks(pid: u32) -> Option<u64> {
     stat_field(&pid.to_string(), 22)
@@ -311,7 +300,7 @@ fn entries(dir: &Path, suffix: &str) -> Vec<(String, PathBuf)> {
         .filter_map(|e| {
             let name = e.file_name().into_string().ok()?;
             let id = name.strip_suffix(suffix)?;
-            is_session_id(id).then(|| (id.to_string(), e.path()))
+            SessionId::well_formed(id).then(|| (id.to_string(), e.path()))
         })
         .collect()
 }

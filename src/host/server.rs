@@ -22,11 +22,13 @@ use super::events::{self, Hub, MONITOR_TICK};
 use super::extension::{Context, Extension};
 use super::journal::Entry;
 use super::paths;
-use super::protocol::{Condition, ErrorCode, HostError, Launch, Request};
+use super::protocol::{Condition, ErrorCode, HostError, Launch, Request, SessionId};
 use super::recovery::{self, Ledger, Lost, Record};
 use super::reply::{self, ScreenDoc, SCHEMA};
 use super::serve::{self, Outcome, Registry};
-use super::session::{retention, Poll, Session, State, CAPTURE_QUIET, CAPTURE_SETTLE_MAX};
+use super::session::{
+    retention, Poll, Session, Sessions, State, CAPTURE_QUIET, CAPTURE_SETTLE_MAX,
+};
 use crate::term::keys;
 
 /// Longest a single request may hold the host for a `wait` poll.
@@ -55,7 +57,7 @@ fn idle_limit() -> Duration {
 
 /// The registry and everything the request loop needs.
 struct Host {
-    sessions: HashMap<String, Arc<Session>>,
+    sessions: Sessions,
     /// Sessions of a host that died, listed as `unavailable` until they expire.
     lost: HashMap<String, Lost>,
     /// The crash-recovery records of `sessions`.
@@ -65,7 +67,7 @@ struct Host {
     /// Watches the sessions and pushes their changes to subscribers.
     hub: Arc<Hub>,
     /// Ids whose retention ran out.
-    expired: HashSet<String>,
+    expired: HashSet<SessionId>,
     /// How long the host stays with no sessions before it exits.
     idle: Duration,
     idle_since: Option<Instant>,
@@ -182,14 +184,14 @@ impl Host {
     fn sweep(&mut self) {
         self.last_sweep = Instant::now();
         let now = SystemTime::now();
-        let gone: Vec<String> = self
+        let gone: Vec<SessionId> = self
             .sessions
             .iter()
             .filter(|(_, s)| s.lock().expires_at.is_some_and(|t| t <= now))
             .map(|(id, _)| id.clone())
             .collect();
         for id in gone {
-            if let Some(s) = self.sessions.remove(&id) {
+            if let Some(s) = self.sessions.remove(id.as_str()) {
                 let record = self.ledger.release(&id);
                 // Its program exited; what it left running in the background goes with it.
                 std::thread::spawn(move || {
@@ -209,7 +211,7 @@ impl Host {
         for id in lost {
             self.lost.remove(&id);
             recovery::forget(&self.runtime, &id);
-            self.expired.insert(id);
+            self.expired.insert(id.into());
         }
         for s in self.sessions.values() {
             s.drop_stale_waiters(STALE_WAITER);
@@ -351,7 +353,7 @@ impl Host {
             rows.push((
                 g.updated_at,
                 reply::ListEntry {
-                    session_id: s.id.clone(),
+                    session_id: s.id.to_string(),
                     state: g.state,
                     process_id: s.pid,
                     exit_code: g.exit.as_ref().map(|e| e.code),
@@ -569,7 +571,7 @@ impl Host {
                 finish_stop(s, exit);
             }
             drop(records);
-            let mut stopped: Vec<String> = all.iter().map(|s| s.id.clone()).collect();
+            let mut stopped: Vec<String> = all.iter().map(|s| s.id.to_string()).collect();
             stopped.append(&mut lost);
             stopped.sort();
             // Their screens and scrollback go back to the system now, not at exit.
@@ -661,7 +663,7 @@ fn check_size(width: u16, height: u16) -> Result<(), HostError> {
 /// A session's crash-recovery record at size `width`×`height`.
 fn record_of(s: &Session, width: u16, height: u16) -> Record {
     Record {
-        session_id: s.id.clone(),
+        session_id: s.id.to_string(),
         process_id: s.pid,
         start_ticks: recovery::start_ticks(s.pid),
         host_pid: std::process::id(),

@@ -7,7 +7,6 @@
 //! input when the PTY has room (each input step one write) and reaps the program.
 
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::io::Read;
 use std::os::fd::OwnedFd;
 use std::sync::{Arc, Mutex};
 
@@ -19,7 +18,7 @@ use std::time::{Duration, Instant, SystemTime};
 use portable_pty::MasterPty;
 
 use super::journal::{Entry, Journal};
-use super::protocol::{Condition, ErrorCode, HostError, Until};
+use super::protocol::{Condition, ErrorCode, HostError, SessionId, Until};
 use crate::pty::{self, Exit, SpawnSpec};
 use crate::term::keys::{self, Step};
 use crate::term::{Emulator, Screen};
@@ -376,7 +375,7 @@ impl Core {
 
 /// A session.
 pub struct Session {
-    pub id: String,
+    pub id: SessionId,
     pub pid: u32,
     /// How the program was started (argv, cwd, size at the start); also the journal's first
     /// entry and the crash-recovery record's source.
@@ -395,22 +394,15 @@ impl Drop for Session {
     }
 }
 
+/// The host's registry: its live sessions by id.
+pub type Sessions = HashMap<SessionId, Arc<Session>>;
+
 /// How a poll of a waiter ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Poll {
     Matched,
     Pending,
     SessionEnded,
-}
-
-/// A fresh session id: `s_` + 32 lowercase hex digits from the OS's random source.
-pub fn new_id() -> String {
-    let mut bytes = [0u8; 16];
-    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
-        let _ = f.read_exact(&mut bytes);
-    }
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    format!("s_{hex}")
 }
 
 impl Session {
@@ -422,17 +414,17 @@ impl Session {
         spec: &SpawnSpec,
         journal_dir: Option<&std::path::Path>,
     ) -> Result<Session, HostError> {
-        Session::start_with(spec, journal_dir, new_id())
+        Session::start_with(spec, journal_dir, SessionId::generate())
     }
 
-    /// [`Session::start`] with a given id (from [`new_id`]): for callers that must know the
+    /// [`Session::start`] with a given id (from [`SessionId::generate`]): for callers that must know the
     /// id before the program starts (an extension puts it in the session's environment).
     ///
     /// Errors: as [`Session::start`].
     pub fn start_with(
         spec: &SpawnSpec,
         journal_dir: Option<&std::path::Path>,
-        id: String,
+        id: SessionId,
     ) -> Result<Session, HostError> {
         let (process, reader, writer) = pty::spawn(spec)
             .map_err(|e| HostError::new(ErrorCode::SessionNotStarted, e.to_string()))?;

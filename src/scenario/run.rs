@@ -319,7 +319,7 @@ impl Runner<'_> {
             ),
         };
         let session = Session::start(&spec, None).map_err(|e| e.message)?;
-        self.outcome.session_id = session.id.clone();
+        self.outcome.session_id = session.id.to_string();
         self.session = Some(session);
         Ok(())
     }

@@ -89,7 +89,7 @@ fn terminal_size() -> (usize, usize) {
 /// session ends, the stream breaks, or `shown` moves on to another generation.
 fn follow(id: String, generation: u64, shown: Arc<AtomicU64>, tx: Sender<Msg>) {
     std::thread::spawn(move || {
-        let Ok((_, mut stream)) = client::open_stream(&Request::Attach { id }) else {
+        let Ok((_, mut stream)) = client::open_stream(&Request::Attach { id: id.into() }) else {
             let _ = tx.send(Msg::Ended { generation });
             return;
         };
@@ -238,7 +238,7 @@ pub fn run(
         let want = (current.clone(), cols, rows.saturating_sub(1).max(1));
         if sized.as_ref() != Some(&want) {
             let _ = client::request(&Request::Resize {
-                id: current.clone(),
+                id: current.as_str().into(),
                 width: want.1.min(500) as u16,
                 height: want.2.min(500) as u16,
             });
@@ -259,7 +259,7 @@ pub fn run(
                     let hex: String = keep.iter().map(|b| format!("{b:02x}")).collect();
                     // A session that just ended refuses input; the header already says so.
                     let _ = client::request(&Request::Send {
-                        id: current.clone(),
+                        id: current.as_str().into(),
                         inputs: vec![Input::RawHex(hex)],
                     });
                 }

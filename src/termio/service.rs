@@ -39,8 +39,8 @@ use super::wire::{
 };
 use crate::host::events::{Event, Summary};
 use crate::host::extension::{Context, Deferred, Extension, Fresh, Part, Tick};
-use crate::host::protocol::{ErrorCode, ExtensionRequest, HostError, Launch};
-use crate::host::session::{self, Session, Shared, State};
+use crate::host::protocol::{ErrorCode, ExtensionRequest, HostError, Launch, SessionId};
+use crate::host::session::{Session, Sessions, Shared, State};
 use crate::pty::SpawnSpec;
 
 /// termio's extension of the session host: its table of per-session data and the stall
@@ -198,7 +198,7 @@ fn json<T: Serialize>(v: &T) -> Value {
 }
 
 /// Puts a session termio started into its table and the host's registry.
-fn adopt(table: &Table, sessions: &mut HashMap<String, Arc<Session>>, s: &Tracked) {
+fn adopt(table: &Table, sessions: &mut Sessions, s: &Tracked) {
     table.insert(&s.id, s.meta.clone());
     sessions.insert(s.id.clone(), s.session.clone());
 }
@@ -222,7 +222,7 @@ fn handle_inner(
             let project = project_for(&all, &caller, &registry)?;
             let scope = project.to_string_lossy().into_owned();
             let own = viewer.and_then(|pid| session_of_process(sessions, pid));
-            let own_id = own.as_ref().map(|s| s.id.clone());
+            let own_id = own.as_ref().map(|s| s.id.to_string());
             let s = match target {
                 Some(t) => {
                     let s = resolve(&all, &caller, &t, &registry)?;
@@ -241,7 +241,7 @@ fn handle_inner(
                     mine.retain(|s| own_id.as_deref() != Some(s.id.as_str()));
                     let front = hub
                         .focused(&scope)
-                        .and_then(|id| mine.iter().find(|s| s.id == id).cloned());
+                        .and_then(|id| mine.iter().find(|s| *s.id == *id).cloned());
                     match front {
                         Some(s) => s,
                         None => mine
@@ -263,7 +263,7 @@ fn handle_inner(
                     focused: link_of(&s),
                     title: title_of(&s),
                     project: scope,
-                    session: s.id.clone(),
+                    session: s.id.to_string(),
                     viewer_session: own_id,
                 })))
             }))
@@ -610,7 +610,7 @@ fn start_run(
     if command.trim().is_empty() {
         return Err(Error::new(Code::NoText, "no command to run"));
     }
-    let id = session::new_id();
+    let id = SessionId::generate();
     let uuid = link::uuid_of(&id);
     let project_text = project.to_string_lossy().into_owned();
     let spec = SpawnSpec {
@@ -682,10 +682,7 @@ pub fn in_project(all: &[Tracked], project: &Path, registry: &Registry) -> Vec<T
 
 /// The session a process runs in: the one whose program is `pid` or one of its ancestors
 /// (followed through `/proc/<pid>/stat`'s parent pid).
-pub fn session_of_process(
-    sessions: &HashMap<String, Arc<Session>>,
-    pid: u32,
-) -> Option<Arc<Session>> {
+pub fn session_of_process(sessions: &Sessions, pid: u32) -> Option<Arc<Session>> {
     let mut p = pid;
     for _ in 0..64 {
         if p <= 1 {

@@ -22,7 +22,7 @@ use super::status::agent::View;
 use super::status::monitor::Slot;
 use super::status::shell::Shell;
 use crate::host::protocol::Launch;
-use crate::host::session::{Session, State};
+use crate::host::session::{Session, Sessions, State};
 use crate::pty::SpawnSpec;
 
 /// The shells whose prompt a session's status follows when `console2svg` started them (a
@@ -176,7 +176,7 @@ impl Table {
     /// forgotten while a monitor tick still summarises it) gets a fresh empty meta, not kept:
     /// a plain terminal in `/`'s project.
     pub fn get(&self, session: &Arc<Session>) -> Tracked {
-        let kept = self.lock().get(&session.id).cloned();
+        let kept = self.lock().get(session.id.as_str()).cloned();
         let meta = kept.unwrap_or_else(|| Arc::new(Meta::new(Vec::new(), "/".into(), None)));
         Tracked {
             session: session.clone(),
@@ -190,7 +190,7 @@ impl Table {
     }
 
     /// Every session of the host's registry with its meta (unordered).
-    pub fn all(&self, sessions: &HashMap<String, Arc<Session>>) -> Vec<Tracked> {
+    pub fn all(&self, sessions: &Sessions) -> Vec<Tracked> {
         sessions.values().map(|s| self.get(s)).collect()
     }
 }
