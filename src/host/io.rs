@@ -8,9 +8,6 @@
 //! Timers (synchronized-output deadlines, the drain after an exit) come from each session's
 //! [`Pump`].
 //!
-//! The thread runs at a lower priority than the request loop ([`IO_NICE`]): under a flood,
-//! answering clients comes first.
-//!
 //! Each session's parsing runs under `catch_unwind`: should a session's emulator panic, only
 //! that session ends ([`super::session::Shared::fail`]: `unavailable`, later requests get
 //! `session_error`, its program is ended); the loop, the host and the other sessions go on.
@@ -29,15 +26,6 @@ use portable_pty::Child;
 use super::session::Core;
 use crate::pty::pump::{self, Pump, READ_CHUNK};
 use crate::pty::{self as ptys, Exit};
-
-/// The nice value of the I/O thread (Linux applies `setpriority(2)` on a thread id to that
-/// thread alone). When the CPUs are saturated (sessions flooding output), the request loop and
-/// the reply threads, at the host's own priority, are scheduled before output is parsed, so
-/// clients keep getting answers; the programs that flood then block on their full PTYs, as
-/// they would under tmux, whose one thread answers clients between reads. On an idle CPU it
-/// changes nothing. Measured with `benches/flood.sh` (50 flooding sessions, 100 clients): the
-/// p99 of `list`/`read`/`send` fell from ~100–150 ms to ~54 ms (nice 5 and 10 alike).
-const IO_NICE: i32 = 5;
 
 /// How often the exit of a program without a pidfd is polled.
 const EXIT_POLL: Duration = Duration::from_millis(20);
@@ -211,8 +199,6 @@ impl Io {
 }
 
 fn run(io: &'static Io) {
-    // Requests before floods (see [`IO_NICE`]); a failure leaves the thread as it was.
-    let _ = rustix::process::setpriority_process(Some(rustix::thread::gettid()), IO_NICE);
     let mut table: HashMap<usize, Entry> = HashMap::new();
     let mut events = Events::new();
     let mut buf = vec![0u8; READ_CHUNK];
