@@ -580,7 +580,8 @@ fn status_reports_fonts_renderers_and_environment() {
             "renderers",
             "themes",
             "windows",
-            "environment"
+            "environment",
+            "video"
         ]
     );
     assert_eq!(v["fonts"]["bundled"], "JetBrains Mono");
