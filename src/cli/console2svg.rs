@@ -371,6 +371,13 @@ fn run_capture(args: CaptureArgs, config: Option<PathBuf>) -> Result<(), CliErro
         full.cursor.visible = false;
     }
     let mut frames_json = Vec::new();
+    let still = |full: crate::term::Screen| {
+        if height.is_some() {
+            full.into_viewport()
+        } else {
+            full.into_content()
+        }
+    };
     let (screen, bytes) = match recording {
         Some(recording) if record => {
             let job = super::video::Job {
@@ -382,6 +389,7 @@ fn run_capture(args: CaptureArgs, config: Option<PathBuf>) -> Result<(), CliErro
                 full_height: height.is_some(),
                 no_cursor: args.appearance.no_cursor,
                 samples: args.json && args.video.animated(format),
+                final_screen: still(full),
             };
             let rendered = super::video::render(recording, &job)?;
             let mut files = rendered.files;
@@ -396,11 +404,7 @@ fn run_capture(args: CaptureArgs, config: Option<PathBuf>) -> Result<(), CliErro
             (rendered.screen, main)
         }
         _ => {
-            let screen = if height.is_some() {
-                full.into_viewport()
-            } else {
-                full.into_content()
-            };
+            let screen = still(full);
             let bytes = format.render(&screen, &appearance, &Fonts::new(), args.scale)?;
             (screen, bytes)
         }

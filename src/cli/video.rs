@@ -184,6 +184,9 @@ pub struct Job<'a> {
     pub no_cursor: bool,
     /// Write up to 12 sampled frames next to the output (`--json`).
     pub samples: bool,
+    /// The capture's final screen, as a still draws it: the picture when the output is
+    /// neither an animation nor a still of one moment (`--save-cast`/`--save-frames` alone).
+    pub final_screen: Screen,
 }
 
 /// Renders `recording` as `job` asks: the animation (or the still of `--frame`/`--time T`),
@@ -228,6 +231,18 @@ pub fn render(recording: Recording, job: &Job<'_>) -> Result<Rendered, String> {
         (Some(n), _) => Some(recording::frame_index(&frames, n).map_err(|e| e.to_string())?),
         (None, Some(TimeArg::At(t))) => {
             Some(recording::frame_at(&frames, total, t).map_err(|e| e.to_string())?)
+        }
+        _ if !args.animated(job.format) => {
+            let bytes = job
+                .format
+                .render(&job.final_screen, job.appearance, &fonts, job.scale)?;
+            files.push((job.out.to_path_buf(), bytes));
+            return Ok(Rendered {
+                files,
+                screen: job.final_screen.clone(),
+                samples: Vec::new(),
+                frames: frames.len(),
+            });
         }
         _ => None,
     };

@@ -314,7 +314,11 @@ mod tests {
         assert_eq!(defs.matches(">one<").count(), 1, "{defs}");
         // "two" has the cursor after it in the first frame only: two rows.
         assert_eq!(defs.matches(">two<").count(), 2);
-        assert_eq!(defs.matches("<use href=\"#r0\"").count(), 2, "row 0 used by both");
+        assert_eq!(
+            defs.matches("<use href=\"#r0\"").count(),
+            2,
+            "row 0 used by both"
+        );
         assert!(svg.contains("@keyframes film{0%{transform:translateX(0px)}33.3333%"));
         assert!(svg.contains("animation:film 1500ms steps(1,end) infinite"));
         assert!(svg.contains("prefers-reduced-motion"));
