@@ -9,9 +9,9 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 
 use crate::output::{self, Format};
-use crate::recording::{self, asciicast, ffmpeg, Frame, Recording};
-use crate::render::{self, animation, fonts::Fonts, Appearance};
-use crate::term::{Cell, Screen};
+use crate::recording::{self, asciicast, encode, Recording};
+use crate::render::{self, fonts::Fonts, Appearance};
+use crate::term::Screen;
 
 /// `-m image|video`.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -219,7 +219,7 @@ pub fn render(recording: Recording, job: &Job<'_>) -> Result<Rendered, String> {
             f.screen.cursor.visible = false;
         }
     }
-    normalise(&mut frames, job.full_height);
+    encode::normalise(&mut frames, job.full_height);
     let fonts = Fonts::new();
     if let Some(dir) = &args.save_frames {
         for (i, f) in frames.iter().enumerate() {
@@ -261,31 +261,14 @@ pub fn render(recording: Recording, job: &Job<'_>) -> Result<Rendered, String> {
     let last_ms = frames.last().map_or(0, |f| f.time.as_millis() as u64);
     let duration_ms = (end.as_millis() as u64).max(last_ms) + args.sleep.as_millis() as u64;
     let looped = !args.no_loop;
-    let bytes = match job.format {
-        Format::Svg => {
-            let list: Vec<animation::Frame<'_>> = frames
-                .iter()
-                .map(|f| animation::Frame {
-                    time_ms: f.time.as_millis() as u64,
-                    screen: &f.screen,
-                })
-                .collect();
-            let timing = animation::Timing {
-                duration_ms: duration_ms.max(1),
-                looped,
-                static_frame: frames.len() - 1,
-            };
-            animation::render_animated_svg(&list, timing, job.appearance, &fonts).into_bytes()
-        }
-        Format::Gif => gif(&frames, duration_ms, looped, job, &fonts)?,
-        Format::Mp4 | Format::Webm => video(&frames, duration_ms, job, &fonts)?,
-        Format::Png => {
-            return Err(format!(
-                "{}: PNG is a still format: use .svg, .gif, .mp4 or .webm for an animation, or --frame N / --time T for a still",
-                job.out.display()
-            ))
-        }
+    let encoding = encode::Encoding {
+        duration_ms,
+        looped,
+        fps: args.fps,
+        scale: job.scale,
     };
+    let bytes = encode::encode(&frames, job.format, &encoding, job.appearance, &fonts)
+        .map_err(|e| format!("{}: {e}", job.out.display()))?;
     files.push((job.out.to_path_buf(), bytes));
     let mut samples = Vec::new();
     if job.samples {
@@ -328,106 +311,6 @@ pub fn write_all(files: &[(PathBuf, Vec<u8>)]) -> Result<(), String> {
         output::write_atomic(path, bytes)?;
     }
     Ok(())
-}
-
-/// Every frame padded to the widest frame and cut (or padded) to one row count: the viewport
-/// with `full_height`, else the rows any frame draws on (at least one).
-fn normalise(frames: &mut [Frame], full_height: bool) {
-    let width = frames.iter().map(|f| f.screen.width).max().unwrap_or(1);
-    let rows = if full_height {
-        frames
-            .iter()
-            .map(|f| f.screen.rows.len())
-            .max()
-            .unwrap_or(1)
-    } else {
-        frames
-            .iter()
-            .map(|f| {
-                let content = f.screen.last_content_row().map_or(0, |r| r + 1);
-                let cursor = if f.screen.cursor.visible {
-                    f.screen.cursor.row + 1
-                } else {
-                    0
-                };
-                content.max(cursor)
-            })
-            .max()
-            .unwrap_or(1)
-            .max(1)
-    };
-    for f in frames {
-        let s = &mut f.screen;
-        for row in &mut s.rows {
-            row.resize(width, Cell::default());
-        }
-        s.rows.resize(rows, vec![Cell::default(); width]);
-        if s.cursor.row >= rows {
-            s.cursor.visible = false;
-            s.cursor.row = 0;
-        }
-        s.width = width;
-    }
-}
-
-/// How long each frame shows, in `unit` ms steps, so that the steps add up to the whole.
-fn steps(frames: &[Frame], duration_ms: u64, unit_ms: f64) -> Vec<u64> {
-    let at = |ms: u64| (ms as f64 / unit_ms).round() as u64;
-    (0..frames.len())
-        .map(|i| {
-            let start = at(frames[i].time.as_millis() as u64);
-            let end = frames
-                .get(i + 1)
-                .map_or(at(duration_ms), |n| at(n.time.as_millis() as u64));
-            end.saturating_sub(start)
-        })
-        .collect()
-}
-
-fn gif(
-    frames: &[Frame],
-    duration_ms: u64,
-    looped: bool,
-    job: &Job<'_>,
-    fonts: &Fonts,
-) -> Result<Vec<u8>, String> {
-    let delays = steps(frames, duration_ms, 10.0);
-    let mut writer: Option<render::raster::GifWriter> = None;
-    for (f, cs) in frames.iter().zip(delays) {
-        let scene = render::render_for_raster(&f.screen, job.appearance, fonts);
-        let (rgba, w, h) = render::raster::rgba_scene(&scene, job.scale)?;
-        let gif = match &mut writer {
-            Some(g) => g,
-            None => writer.insert(render::raster::GifWriter::new(w, h, looped)?),
-        };
-        gif.frame(rgba, cs.clamp(2, u16::MAX as u64) as u16)?;
-    }
-    writer.ok_or("no frames")?.finish()
-}
-
-fn video(
-    frames: &[Frame],
-    duration_ms: u64,
-    job: &Job<'_>,
-    fonts: &Fonts,
-) -> Result<Vec<u8>, String> {
-    if ffmpeg::find().is_none() {
-        return Err(ffmpeg::missing());
-    }
-    let fps = job.args.fps;
-    let counts = steps(frames, duration_ms, 1000.0 / fps as f64);
-    let first = render::render_for_raster(&frames[0].screen, job.appearance, fonts);
-    let (_, w, h) = render::raster::rgba_scene(&first, job.scale)?;
-    let mut iter = frames.iter().zip(counts).map(|(f, n)| {
-        let scene = render::render_for_raster(&f.screen, job.appearance, fonts);
-        render::raster::rgba_scene(&scene, job.scale).map(|(rgba, _, _)| (rgba, n.max(1) as u32))
-    });
-    let container = if job.format == Format::Mp4 {
-        ffmpeg::Container::Mp4
-    } else {
-        ffmpeg::Container::Webm
-    };
-    ffmpeg::encode(container, w, h, fps, &mut iter)
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@
 //! writing bytes given to it (see [`asciicast`]) and the `ffmpeg` pipe ([`ffmpeg`]).
 
 pub mod asciicast;
+pub mod encode;
 pub mod ffmpeg;
 
 use std::time::{Duration, Instant};
