@@ -530,3 +530,66 @@ fn bad_input_is_one_line_a_failure_and_writes_nothing() {
         );
     }
 }
+
+/// A scenario `record` block: typed characters, sleeps, and a hidden span.
+const DEMO: &str = r#"$version: 1
+options: {terminal: {width: 30, height: 4}}
+scenario:
+  launch: {executable: cat}
+  execute:
+    - type: record
+      args: {output: demo.svg, sleep: 500ms}
+      steps:
+        - {type: type, text: "hi", delay: 100ms}
+        - {type: sleep, duration: 200ms}
+        - {type: hide}
+        - {type: send, inputs: [{keys: Enter}]}
+        - {type: wait, args: {regex: 'hi\nhi', timeout: 10s}}
+        - {type: show}
+        - {type: sleep, duration: 300ms}
+    - {type: send, inputs: [{keys: Ctrl+D}]}
+"#;
+
+fn scenario_run(dir: &Path, extra: &[&str]) -> (serde_json::Value, bool) {
+    let out = console2svg()
+        .current_dir(dir)
+        .args(["scenario", "run", "demo.yaml"])
+        .args(extra)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    (v, out.status.success())
+}
+
+#[test]
+fn a_scenario_record_block_replays_to_identical_bytes_and_check_compares_it() {
+    let dir = tempdir();
+    let d = dir.path();
+    write(d, "demo.yaml", DEMO);
+    let (v, ok) = scenario_run(d, &[]);
+    assert!(ok, "{v}");
+    let first = read(d, "demo.svg");
+    // The document's clock: 0, "h" at 100 ms, "hi" at 200 ms, the hidden Enter's echo shown at
+    // 400 ms, held 300 ms + 500 ms.
+    assert!(
+        first.contains("animation:film 1200ms"),
+        "{}",
+        &first[first.find("@keyframes").unwrap()..][..300]
+    );
+    assert!(first.contains("8.3333%") && first.contains("16.6667%") && first.contains("33.3333%"));
+    let (v, ok) = scenario_run(d, &["--check"]);
+    assert!(ok, "--check passes on a replay: {v}");
+    assert_eq!(v["differences"], serde_json::json!([]), "{v}");
+    // A second run writes the same bytes.
+    std::fs::remove_file(d.join("demo.svg")).unwrap();
+    let (v, ok) = scenario_run(d, &[]);
+    assert!(ok, "{v}");
+    assert_eq!(read(d, "demo.svg"), first, "replays are byte-identical");
+    // --check notices a changed animation and writes nothing.
+    std::fs::write(d.join("demo.svg"), first.replace("1200ms", "1300ms")).unwrap();
+    let (v, ok) = scenario_run(d, &["--check"]);
+    assert!(!ok, "{v}");
+    assert!(v.to_string().contains("demo.svg"), "{v}");
+    assert!(read(d, "demo.svg").contains("1300ms"));
+}
