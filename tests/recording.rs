@@ -593,3 +593,52 @@ fn a_scenario_record_block_replays_to_identical_bytes_and_check_compares_it() {
     assert!(v.to_string().contains("demo.svg"), "{v}");
     assert!(read(d, "demo.svg").contains("1300ms"));
 }
+
+#[test]
+fn session_export_writes_the_sessions_cast() {
+    let dir = tempdir();
+    let d = dir.path();
+    let rt = d.join("rt");
+    let session = |args: &[&str]| -> serde_json::Value {
+        let out = console2svg()
+            .env("CONSOLE2SVG_RUNTIME_DIR", &rt)
+            .env("CONSOLE2SVG_HOST_IDLE_SECS", "3")
+            .current_dir(d)
+            .arg("session")
+            .args(args)
+            .output()
+            .unwrap();
+        serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+    };
+    let started = session(&[
+        "start",
+        "--",
+        "sh",
+        "-c",
+        "printf 'one\\n'; sleep 0.2; printf '\\033[32mtwo\\033[0m\\n'; sleep 30",
+    ]);
+    let id = started["sessionId"].as_str().unwrap().to_string();
+    let waited = session(&["wait", &id, "--text", "two", "--timeout", "10s"]);
+    assert_eq!(waited["matched"], true, "{waited}");
+    session(&["resize", &id, "--width", "40", "--height", "6"]);
+    let exported = session(&["export", &id, "-o", "s.cast"]);
+    session(&["stop", &id]);
+    assert_eq!(exported["format"], "cast", "{exported}");
+    let cast = read(d, "s.cast");
+    let lines: Vec<&str> = cast.lines().collect();
+    assert!(lines[0].starts_with("{\"version\":2,\"width\":100,\"height\":24,"));
+    assert!(cast.contains("\"r\", \"40x6\""), "{cast}");
+    // It renders like any cast: the final screen has both lines, 40 columns wide.
+    run_ok(d, &["cast", "s.cast", "-o", "s.svg"]);
+    let svg = read(d, "s.svg");
+    assert!(svg.contains(">one<") && svg.contains(">two<"), "{svg}");
+    if let Some(asciinema) = asciinema() {
+        let out = StdCommand::new(asciinema)
+            .arg("cat")
+            .arg(d.join("s.cast"))
+            .output()
+            .unwrap();
+        assert_eq!(out.stdout, b"one\r\n\x1b[32mtwo\x1b[0m\r\n");
+    }
+}
