@@ -530,7 +530,12 @@ fn check_step(step: &Step) -> Result<(), String> {
             if args.output.trim().is_empty() {
                 return Err("output must not be empty".into());
             }
-            crate::output::Format::from_path(Path::new(&args.output))?;
+            if crate::output::Format::from_path(Path::new(&args.output))?.is_video() {
+                return Err(format!(
+                    "{}: a capture is a still (.svg or .png); animations come from a record block",
+                    args.output
+                ));
+            }
             if let Some(scale) = args.scale {
                 if !(scale.is_finite() && (0.1..=10.0).contains(&scale)) {
                     return Err(format!("scale {scale} is not from 0.1 to 10"));
