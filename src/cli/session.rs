@@ -487,6 +487,15 @@ fn capture(
         }
         None => crate::output::Format::Svg,
     };
+    if format.is_video() {
+        return Err(HostError::new(
+            ErrorCode::InvalidRequest,
+            format!(
+                "session capture writes a still (.svg or .png), not .{}; `session export ID -o x.cast` keeps the session's recording",
+                format.name()
+            ),
+        ));
+    }
     let snap = client::request(&Request::Snapshot { id: id.to_string() })?;
     let mut screen: crate::term::Screen =
         serde_json::from_value(snap["screen"].clone()).map_err(|e| {

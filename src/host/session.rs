@@ -175,7 +175,7 @@ pub struct Shared {
 }
 
 /// Most output bytes a session keeps for its cast (`session export x.cast`).
-pub const MAX_CAST_BYTES: usize = 8 * 1024 * 1024;
+pub const MAX_CAST_BYTES: usize = 4 * 1024 * 1024;
 
 /// A session's output and resizes with their times, up to [`MAX_CAST_BYTES`] of output
 /// (input is never kept: it may hold what was typed at a password prompt).
