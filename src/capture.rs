@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use crate::pty::pump::{self, Ended, Pump};
 use crate::pty::{self, Exit, SpawnError, SpawnSpec};
+use crate::recording::{Recorder, Recording};
 use crate::term::{Emulator, QueryColors, Screen};
 
 /// Grace between SIGTERM and SIGKILL when a capture times out.
@@ -34,6 +35,17 @@ pub struct Capture {
     pub exit: Option<Exit>,
     /// Wall time from start to the end of output.
     pub duration: Duration,
+    /// The output with its timing, when the capture was asked to record.
+    pub recording: Option<Recording>,
+}
+
+/// A recorder started now, for a `cols` × `rows` terminal.
+fn recorder(cols: u16, rows: u16, start: Instant) -> Recorder {
+    let unix = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()
+        .map(|d| d.as_secs());
+    Recorder::new(cols, rows, start, unix)
 }
 
 /// Options for [`run_command`].
@@ -44,6 +56,8 @@ pub struct CommandCapture {
     pub timeout: Option<Duration>,
     /// Colours reported to OSC 10/11/4 queries.
     pub query_colors: QueryColors,
+    /// Keep the output with its timing ([`Capture::recording`]).
+    pub record: bool,
 }
 
 enum Chunk {
@@ -89,6 +103,14 @@ pub fn run_command(opts: &CommandCapture) -> Result<Capture, SpawnError> {
     let deadline = opts.timeout.and_then(|t| start.checked_add(t));
     let mut pump = Pump::new();
     let pid = process.pid();
+    let mut recorder = opts
+        .record
+        .then(|| recorder(opts.spawn.cols, opts.spawn.rows, start));
+    let mut tap = |at: Instant, bytes: &[u8]| {
+        if let Some(r) = recorder.as_mut() {
+            r.output(at, bytes);
+        }
+    };
     let ended = pump::run_blocking(
         &mut pump,
         &mut emulator,
@@ -96,6 +118,7 @@ pub fn run_command(opts: &CommandCapture) -> Result<Capture, SpawnError> {
         pid,
         || process.try_exit(),
         deadline,
+        opts.record.then_some(&mut tap as pump::Tap<'_>),
     );
     if ended == Ended::TimedOut {
         // The screen as it stood at the deadline: what the program draws while it is being
@@ -107,6 +130,7 @@ pub fn run_command(opts: &CommandCapture) -> Result<Capture, SpawnError> {
             status: Status::Partial,
             exit: None,
             duration: start.elapsed(),
+            recording: recorder.map(Recorder::finish),
         });
     }
     let exit = match pump.exit() {
@@ -119,6 +143,9 @@ pub fn run_command(opts: &CommandCapture) -> Result<Capture, SpawnError> {
     // Whatever is still buffered was already written by the program: keep it.
     let mut buf = vec![0u8; pump::READ_CHUNK];
     while let Ok(Some(n @ 1..)) = pump::read_some(fd.as_fd(), &mut buf) {
+        if let Some(r) = recorder.as_mut() {
+            r.output(Instant::now(), &buf[..n]);
+        }
         emulator.advance(&buf[..n]);
     }
     if emulator.sync_deadline().is_some() {
@@ -129,6 +156,7 @@ pub fn run_command(opts: &CommandCapture) -> Result<Capture, SpawnError> {
         status: Status::Completed,
         exit,
         duration: start.elapsed(),
+        recording: recorder.map(Recorder::finish),
     })
 }
 
@@ -136,14 +164,16 @@ pub fn run_command(opts: &CommandCapture) -> Result<Capture, SpawnError> {
 /// end of input, or until `timeout` (then [`Status::Partial`]). Queries are not answered.
 ///
 /// Each LF is fed as CR LF, as a PTY's output processing (`onlcr`) would do for a program that
-/// wrote to a terminal.
+/// wrote to a terminal. With `record`, the input is kept with the time each chunk arrived.
 pub fn run_bytes(
     input: Box<dyn Read + Send>,
     cols: u16,
     rows: u16,
     timeout: Option<Duration>,
+    record: bool,
 ) -> Capture {
     let start = Instant::now();
+    let mut recorder = record.then(|| recorder(cols, rows, start));
     let mut emulator = Emulator::new(cols as usize, rows as usize);
     let rx = read_in_thread(input);
     let mut status = Status::Completed;
@@ -156,7 +186,13 @@ pub fn run_bytes(
             None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
         };
         match chunk {
-            Ok(Chunk::Data(bytes)) => emulator.advance(&onlcr(&bytes)),
+            Ok(Chunk::Data(bytes)) => {
+                let bytes = onlcr(&bytes);
+                if let Some(r) = recorder.as_mut() {
+                    r.output(Instant::now(), &bytes);
+                }
+                emulator.advance(&bytes)
+            }
             Ok(Chunk::End) | Err(RecvTimeoutError::Disconnected) => break,
             Err(RecvTimeoutError::Timeout) => {
                 status = Status::Partial;
@@ -172,6 +208,7 @@ pub fn run_bytes(
         status,
         exit: None,
         duration: start.elapsed(),
+        recording: recorder.map(Recorder::finish),
     }
 }
 

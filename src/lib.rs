@@ -8,6 +8,7 @@
 //!   capture and host sessions share; [`pty::group`] batched process-group signalling.
 //! - [`render`]: `Screen` + appearance → SVG (layout, themes, window chrome, fonts, geometry).
 //! - [`capture`]: a one-shot capture: the pump run blocking (or a pipe) → emulator → screen.
+//! - [`recording`]: recordings (timed output), asciicast in/out, frame derivation, the ffmpeg pipe.
 //! - [`duration`]: durations as people write them (`500ms`, `2s`, `3m`), parsed and formatted.
 //! - [`host`]: the generic session host: socket server (requests in acceptance order), registry,
 //!   sessions, protocol and typed replies (`host::reply`), client, crash recovery
@@ -34,6 +35,7 @@ pub mod host;
 pub mod options;
 pub mod output;
 pub mod pty;
+pub mod recording;
 pub mod render;
 pub mod scenario;
 pub mod status;

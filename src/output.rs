@@ -13,6 +13,12 @@ pub enum Format {
     Svg,
     /// Rasterised in-process (see `render::raster`).
     Png,
+    /// Animated GIF, in-process (`render::raster::GifWriter`).
+    Gif,
+    /// H.264 video through ffmpeg (`recording::ffmpeg`).
+    Mp4,
+    /// VP9 video through ffmpeg.
+    Webm,
 }
 
 impl Format {
@@ -21,14 +27,22 @@ impl Format {
         match self {
             Format::Svg => "svg",
             Format::Png => "png",
+            Format::Gif => "gif",
+            Format::Mp4 => "mp4",
+            Format::Webm => "webm",
         }
+    }
+
+    /// Whether the format only holds animations (GIF, MP4, WebM).
+    pub fn is_video(self) -> bool {
+        matches!(self, Format::Gif | Format::Mp4 | Format::Webm)
     }
 
     /// `screen` drawn with `appearance` in this format; `scale` applies to raster formats.
     /// SVG is [`render::render_svg`]; PNG rasterises [`render::render_for_raster`] (glyphs as
     /// outlines, so the rasteriser lays out no text: the same picture, much faster).
     ///
-    /// Errors: as `render::raster::png`.
+    /// Errors: as `render::raster::png`; a video format (its frames come from a recording).
     pub fn render(
         self,
         screen: &Screen,
@@ -42,10 +56,15 @@ impl Format {
                 &render::render_for_raster(screen, appearance, fonts),
                 scale,
             ),
+            Format::Gif | Format::Mp4 | Format::Webm => Err(format!(
+                "{} is an animation format: it needs a recording (-v)",
+                self.name()
+            )),
         }
     }
 
-    /// The format a path's extension asks for: `.svg` (or no extension) is SVG, `.png` PNG.
+    /// The format a path's extension asks for: `.svg` (or no extension) is SVG, `.png` PNG,
+    /// `.gif`, `.mp4`, `.webm` the animation formats.
     ///
     /// Errors: a message naming the unsupported extension.
     pub fn from_path(path: &Path) -> Result<Format, String> {
@@ -57,8 +76,11 @@ impl Format {
         {
             None | Some("svg") => Ok(Format::Svg),
             Some("png") => Ok(Format::Png),
+            Some("gif") => Ok(Format::Gif),
+            Some("mp4") => Ok(Format::Mp4),
+            Some("webm") => Ok(Format::Webm),
             Some(other) => Err(format!(
-                "unsupported output format '.{other}' for {} (supported: .svg, .png)",
+                "unsupported output format '.{other}' for {} (supported: .svg, .png, .gif, .mp4, .webm)",
                 path.display()
             )),
         }

@@ -32,6 +32,37 @@ pub struct Status {
     pub windows: Vec<&'static str>,
     /// The variables of [`COLOR_ENV`] that are set, with their values.
     pub environment: std::collections::BTreeMap<String, String>,
+    /// Animation outputs and whether each is available here.
+    pub video: VideoReport,
+}
+
+/// Animation outputs: animated SVG, GIF and asciicast are in-process; MP4 and WebM need
+/// `ffmpeg` on `PATH`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VideoReport {
+    pub svg: bool,
+    pub gif: bool,
+    pub cast: bool,
+    pub mp4: bool,
+    pub webm: bool,
+    /// The ffmpeg found, or `None`.
+    pub ffmpeg: Option<String>,
+}
+
+impl VideoReport {
+    /// Looks for ffmpeg on `PATH`.
+    pub fn gather() -> VideoReport {
+        let ffmpeg = crate::recording::ffmpeg::find().map(|p| p.to_string_lossy().into_owned());
+        VideoReport {
+            svg: true,
+            gif: true,
+            cast: true,
+            mp4: ffmpeg.is_some(),
+            webm: ffmpeg.is_some(),
+            ffmpeg,
+        }
+    }
 }
 
 /// Fonts seen by the renderer.
@@ -91,6 +122,7 @@ pub fn gather() -> Status {
             .iter()
             .filter_map(|k| std::env::var(k).ok().map(|v| (k.to_string(), v)))
             .collect(),
+        video: VideoReport::gather(),
     }
 }
 
@@ -107,6 +139,14 @@ impl Status {
             out.push_str(&format!("  {:<8} {}  → {family}\n", f.script, f.sample));
         }
         out.push_str(&format!("\nrenderers: {}\n", self.renderers.join(", ")));
+        let v = &self.video;
+        out.push_str(&format!(
+            "video: svg, gif, cast{}\n",
+            match &v.ffmpeg {
+                Some(p) => format!(", mp4, webm (ffmpeg: {p})"),
+                None => "; mp4, webm need ffmpeg (apt-get install ffmpeg)".into(),
+            }
+        ));
         out.push_str(&format!("themes: {}\n", self.themes.join(", ")));
         out.push_str(&format!(
             "windows: {}\n\nenvironment\n",

@@ -2,7 +2,9 @@
 //! `termio`/`scenario` <- `cli`. This test reads the source text of the lower layers and
 //! fails, naming file and line, when one of them imports a module above it: `host` never
 //! imports `termio` or `mcp`; `term` imports nothing above it; `render` never imports
-//! `host`, `pty`, `termio`, `scenario`, `cli`, `capture` or `mcp`.
+//! `host`, `pty`, `termio`, `scenario`, `cli`, `capture` or `mcp`; `recording` (timed output,
+//! frames, asciicast, encoding) sits above `term` and beside `render`, and never imports
+//! `host`, `termio`, `scenario`, `cli`, `capture` or `mcp`.
 //!
 //! An import is any path to the module from the crate root: `crate::termio…`, `super::…`
 //! climbing to the root then `termio` (`super::super::termio` from `src/host/x.rs`), or the
@@ -26,6 +28,10 @@ const RULES: &[Rule] = &[
         forbidden: &[
             "host", "pty", "render", "termio", "scenario", "cli", "capture", "mcp",
         ],
+    },
+    Rule {
+        dir: "src/recording",
+        forbidden: &["host", "termio", "scenario", "cli", "capture", "mcp"],
     },
     Rule {
         dir: "src/render",

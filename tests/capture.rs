@@ -302,9 +302,9 @@ fn errors_are_one_line_with_a_nonzero_exit_and_leave_nothing_behind() {
         "cannot start 'no-such-program-xyz'",
     );
     fail(
-        &["-o", "keep.gif", "--", "true"],
+        &["-o", "keep.bmp", "--", "true"],
         1,
-        "unsupported output format '.gif'",
+        "unsupported output format '.bmp'",
     );
     fail(
         &["-o", "no/such/dir/x.svg", "--", "true"],
@@ -346,7 +346,7 @@ fn errors_are_one_line_with_a_nonzero_exit_and_leave_nothing_behind() {
         "OLD",
         "a failed capture leaves the old file"
     );
-    assert!(!dir.path().join("keep.gif").exists());
+    assert!(!dir.path().join("keep.bmp").exists());
     let names: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -580,7 +580,8 @@ fn status_reports_fonts_renderers_and_environment() {
             "renderers",
             "themes",
             "windows",
-            "environment"
+            "environment",
+            "video"
         ]
     );
     assert_eq!(v["fonts"]["bundled"], "JetBrains Mono");

@@ -19,6 +19,7 @@ use crate::term::QueryColors;
 /// Subcommands; anything else as the first argument means `capture` (the legacy root form).
 const SUBCOMMANDS: &[&str] = &[
     "capture",
+    "cast",
     "session",
     "scenario",
     "theme",
@@ -52,6 +53,8 @@ struct Cli {
 enum Command {
     /// Run a command in a PTY (or read a pipe) and render the final screen.
     Capture(Box<CaptureArgs>),
+    /// Render an asciicast (v2 or v3) recording: its final screen, or -v for the animation.
+    Cast(Box<CastArgs>),
     /// Drive programs in background PTY sessions (JSON in, JSON out).
     Session {
         #[command(subcommand)]
@@ -144,6 +147,8 @@ struct CaptureArgs {
     no_delete_envs: bool,
     #[command(flatten)]
     appearance: super::appearance::AppearanceArgs,
+    #[command(flatten)]
+    video: super::video::VideoArgs,
     /// The command; a single argument is a shell command line. Without one, stdin is read as terminal output.
     #[arg(
         trailing_var_arg = true,
@@ -151,6 +156,16 @@ struct CaptureArgs {
         value_name = "COMMAND"
     )]
     command: Vec<OsString>,
+}
+
+/// `cast` options: the recording, then `capture`'s options.
+#[derive(Args, Debug)]
+struct CastArgs {
+    /// The asciicast file (v2 or v3).
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    #[command(flatten)]
+    capture: CaptureArgs,
 }
 
 fn parse_scale(s: &str) -> Result<f32, String> {
@@ -218,6 +233,11 @@ pub fn main() -> Result<(), CliError> {
         Command::Host => crate::host::server::run(vec![crate::termio::service::extension()])
             .map_err(CliError::new),
         Command::Capture(args) => run_capture(*args, cli.config),
+        Command::Cast(args) => {
+            let CastArgs { file, mut capture } = *args;
+            capture.video.input = Some(file);
+            run_capture(capture, cli.config)
+        }
         Command::Theme {
             command: ThemeCommand::List { format },
         } => {
@@ -282,14 +302,39 @@ fn run_capture(args: CaptureArgs, config: Option<PathBuf>) -> Result<(), CliErro
         .or(check(terminal.width, "width")?)
         .unwrap_or(100);
     let rows = height.unwrap_or(24);
+    args.video.check(format, !args.command.is_empty())?;
+    let record = args.video.records(format);
 
-    let capture = if args.command.is_empty() {
+    let capture = if let Some(path) = &args.video.input {
+        let recording = super::video::read_cast(path)?;
+        let (cols, rows) = (recording.cols, recording.rows);
+        let mut emulator = crate::term::Emulator::new(cols as usize, rows as usize);
+        for e in &recording.events {
+            match &e.kind {
+                crate::recording::EventKind::Output(b) => emulator.advance(b),
+                crate::recording::EventKind::Resize { cols, rows } => {
+                    emulator.resize(*cols as usize, *rows as usize)
+                }
+                _ => {}
+            }
+        }
+        if emulator.sync_deadline().is_some() {
+            emulator.expire_sync();
+        }
+        Capture {
+            screen: emulator.snapshot_with_scrollback(),
+            status: Status::Completed,
+            exit: None,
+            duration: recording.duration(),
+            recording: Some(recording),
+        }
+    } else if args.command.is_empty() {
         if std::io::stdin().is_terminal() {
             return Err(CliError::new(
                 "no command given: use `console2svg capture -- <command>` or pipe terminal output into console2svg",
             ));
         }
-        capture::run_bytes(Box::new(std::io::stdin()), cols, rows, args.timeout)
+        capture::run_bytes(Box::new(std::io::stdin()), cols, rows, args.timeout, record)
     } else {
         let cwd = std::env::current_dir()
             .map_err(|e| format!("cannot read the current directory: {e}"))?;
@@ -312,6 +357,7 @@ fn run_capture(args: CaptureArgs, config: Option<PathBuf>) -> Result<(), CliErro
             },
             timeout: args.timeout,
             query_colors,
+            record,
         })?
     };
     let Capture {
@@ -319,16 +365,50 @@ fn run_capture(args: CaptureArgs, config: Option<PathBuf>) -> Result<(), CliErro
         status,
         exit,
         duration,
+        recording,
     } = capture;
     if args.appearance.no_cursor {
         full.cursor.visible = false;
     }
-    let screen = if height.is_some() {
-        full.into_viewport()
-    } else {
-        full.into_content()
+    let mut frames_json = Vec::new();
+    let still = |full: crate::term::Screen| {
+        if height.is_some() {
+            full.into_viewport()
+        } else {
+            full.into_content()
+        }
     };
-    let bytes = format.render(&screen, &appearance, &Fonts::new(), args.scale)?;
+    let (screen, bytes) = match recording {
+        Some(recording) if record => {
+            let job = super::video::Job {
+                args: &args.video,
+                format,
+                out: &args.out,
+                appearance: &appearance,
+                scale: args.scale,
+                full_height: height.is_some(),
+                no_cursor: args.appearance.no_cursor,
+                samples: args.json && args.video.animated(format),
+                final_screen: still(full),
+            };
+            let rendered = super::video::render(recording, &job)?;
+            let mut files = rendered.files;
+            // The picture itself goes last: to stdout, or written after the side files.
+            let main = files
+                .iter()
+                .position(|(p, _)| p == &args.out && args.video.save_cast.as_ref() != Some(p))
+                .map(|i| files.remove(i).1)
+                .unwrap_or_default();
+            super::video::write_all(&files)?;
+            frames_json = rendered.samples;
+            (rendered.screen, main)
+        }
+        _ => {
+            let screen = still(full);
+            let bytes = format.render(&screen, &appearance, &Fonts::new(), args.scale)?;
+            (screen, bytes)
+        }
+    };
     if args.stdout {
         let mut out = std::io::stdout().lock();
         out.write_all(&bytes)
@@ -345,7 +425,8 @@ fn run_capture(args: CaptureArgs, config: Option<PathBuf>) -> Result<(), CliErro
                 exit.as_ref(),
                 duration,
                 &screen,
-                Some((&args.out, format))
+                Some((&args.out, format)),
+                &frames_json,
             )
         ))?;
     } else {
@@ -371,6 +452,7 @@ fn result_json(
     duration: Duration,
     screen: &crate::term::Screen,
     artifact: Option<(&Path, Format)>,
+    frames: &[super::video::Sample],
 ) -> String {
     const MAX_TEXT: usize = 200_000;
     let mut text = screen.text();
@@ -389,7 +471,7 @@ fn result_json(
         "durationMs": duration.as_millis() as u64,
         "screen": {"width": screen.width, "height": screen.rows.len(), "text": text, "truncated": truncated},
         "artifact": artifact,
-        "frames": [],
+        "frames": frames,
     })
     .to_string()
 }

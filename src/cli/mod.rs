@@ -7,6 +7,7 @@ pub mod scenario;
 pub mod session;
 pub mod termio;
 pub mod termio_setup;
+pub mod video;
 
 /// A failed command: its message (one line) and exit code.
 #[derive(Debug)]

@@ -64,7 +64,8 @@ pub enum SessionCommand {
     /// Write the session's journal as a scenario document (YAML; JSON for .json).
     Export {
         id: String,
-        /// Output file (`.yaml` is appended when it has no extension).
+        /// Output file: a scenario document (`.yaml`, appended when there is no extension;
+        /// `.json`), or the session's output so far as an asciicast v2 recording (`.cast`).
         #[arg(short = 'o', long = "out")]
         out: std::path::PathBuf,
     },
@@ -496,6 +497,15 @@ fn capture(
         }
         None => crate::output::Format::Svg,
     };
+    if format.is_video() {
+        return Err(HostError::new(
+            ErrorCode::InvalidRequest,
+            format!(
+                "session capture writes a still (.svg or .png), not .{}; `session export ID -o x.cast` keeps the session's recording",
+                format.name()
+            ),
+        ));
+    }
     let snap = client::request(&Request::Snapshot { id: id.into() })?;
     let mut screen: crate::term::Screen =
         serde_json::from_value(snap["screen"].clone()).map_err(|e| {
@@ -546,6 +556,20 @@ fn capture(
     }
 }
 
+/// `session export x.cast`: the session's output so far as an asciicast v2 recording.
+fn export_cast(id: &str, path: &std::path::Path) -> Result<Value, HostError> {
+    let reply = client::request(&Request::Cast { id: id.into() })?;
+    let cast = reply["cast"]
+        .as_str()
+        .ok_or_else(|| HostError::new(ErrorCode::SessionError, "unreadable cast from the host"))?;
+    let abs =
+        std::path::absolute(path).map_err(|e| HostError::new(ErrorCode::IoError, e.to_string()))?;
+    crate::output::write_atomic(path, cast.as_bytes()).map_err(write_error)?;
+    Ok(
+        json!({"schemaVersion": 1, "sessionId": id, "path": abs.to_string_lossy(), "format": "cast", "events": cast.lines().count().saturating_sub(1)}),
+    )
+}
+
 /// `session export`: the journal as a scenario document; `.yaml` is appended to a path
 /// without an extension; JSON for `.json`.
 fn export(id: &str, out: &std::path::Path) -> Result<Value, HostError> {
@@ -558,6 +582,12 @@ fn export(id: &str, out: &std::path::Path) -> Result<Value, HostError> {
     }
     if path.extension().is_none() && !path.exists() {
         path.set_extension("yaml");
+    }
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("cast"))
+    {
+        return export_cast(id, &path);
     }
     let json_out = path
         .extension()

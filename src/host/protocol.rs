@@ -322,6 +322,10 @@ pub enum Request {
     Journal {
         id: SessionId,
     },
+    /// The session's output as an asciicast v2 document, for `session export x.cast`.
+    Cast {
+        id: SessionId,
+    },
     /// Turns the connection into an event stream (see [`super::events`]): session summaries
     /// as they change, closed sessions and focus moves, after a roster of the present ones.
     Subscribe,

@@ -190,6 +190,16 @@ pub struct Ack<'a> {
     pub session_id: &'a str,
 }
 
+/// `cast`: the session's output as an asciicast v2 document, for `session export x.cast`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CastDoc<'a> {
+    pub schema_version: u32,
+    pub session_id: &'a str,
+    /// The asciicast v2 document.
+    pub cast: &'a str,
+}
+
 /// `journal`: the session's journal entries, for `session export`.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]

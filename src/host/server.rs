@@ -274,6 +274,7 @@ impl Host {
             Request::Snapshot { id } => self.snapshot(&id),
             Request::Record { id, entry } => self.record(&id, *entry),
             Request::Journal { id } => self.journal(&id),
+            Request::Cast { id } => self.cast(&id),
             Request::Extension(r) => self.extension(r),
             Request::Subscribe => {
                 let subscription = self.hub.subscribe();
@@ -619,6 +620,24 @@ impl Host {
         Outcome::now(&reply::Ack {
             schema_version: SCHEMA,
             session_id: &s.id,
+        })
+    }
+
+    /// `cast` (for `session export x.cast`): the session's output kept in memory.
+    fn cast(&self, id: &str) -> Result<Outcome, HostError> {
+        let s = self.session(id)?;
+        // Up to megabytes of output: written out on a reply thread.
+        later_line(move || {
+            let cast = s
+                .lock()
+                .cast
+                .to_cast()
+                .map_err(|m| HostError::new(ErrorCode::SessionError, m))?;
+            Ok(reply::to_line(&reply::CastDoc {
+                schema_version: SCHEMA,
+                session_id: &s.id,
+                cast: &cast,
+            }))
         })
     }
 

@@ -169,6 +169,71 @@ pub struct Shared {
     /// Why the session's terminal emulator failed (it panicked), once it has: the session is
     /// then `unavailable` and serves no more screens (see [`Shared::fail`]).
     failure: Option<String>,
+    /// The session's output with its timing, for `session export` to a `.cast` path.
+    pub cast: CastLog,
+}
+
+/// Most output bytes a session keeps for its cast (`session export x.cast`).
+pub const MAX_CAST_BYTES: usize = 4 * 1024 * 1024;
+
+/// A session's output and resizes with their times, up to [`MAX_CAST_BYTES`] of output
+/// (input is never kept: it may hold what was typed at a password prompt).
+#[derive(Debug)]
+pub struct CastLog {
+    start: Instant,
+    recording: crate::recording::Recording,
+    bytes: usize,
+    /// More output came than is kept: the cast is incomplete and is not exported.
+    pub overflowed: bool,
+}
+
+impl CastLog {
+    fn new(cols: u16, rows: u16) -> CastLog {
+        let unix = SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()
+            .map(|d| d.as_secs());
+        CastLog {
+            start: Instant::now(),
+            recording: crate::recording::Recording::new(cols, rows, unix),
+            bytes: 0,
+            overflowed: false,
+        }
+    }
+
+    /// Output `bytes` read at `at`.
+    pub fn output(&mut self, at: Instant, bytes: &[u8]) {
+        if self.overflowed || self.bytes + bytes.len() > MAX_CAST_BYTES {
+            self.overflowed = true;
+            return;
+        }
+        self.bytes += bytes.len();
+        self.recording.push(
+            at.saturating_duration_since(self.start),
+            crate::recording::EventKind::Output(bytes.to_vec()),
+        );
+    }
+
+    /// A resize to `cols` × `rows` at `at`.
+    pub fn resize(&mut self, at: Instant, cols: u16, rows: u16) {
+        self.recording.push(
+            at.saturating_duration_since(self.start),
+            crate::recording::EventKind::Resize { cols, rows },
+        );
+    }
+
+    /// The recording as an asciicast v2 document.
+    ///
+    /// Errors: the output passed [`MAX_CAST_BYTES`].
+    pub fn to_cast(&self) -> Result<String, String> {
+        if self.overflowed {
+            return Err(format!(
+                "the session wrote more than {} MiB: its cast was not kept in full",
+                MAX_CAST_BYTES / (1024 * 1024)
+            ));
+        }
+        Ok(crate::recording::asciicast::write_v2(&self.recording))
+    }
 }
 
 impl Shared {
@@ -452,6 +517,7 @@ impl Session {
                 waiters: HashMap::new(),
                 next_waiter: 1,
                 failure: None,
+                cast: CastLog::new(spec.cols, spec.rows),
             }),
             changed: Condvar::new(),
             fd,
@@ -530,6 +596,7 @@ impl Session {
             super::io::test_panic_on_resize(&g.emulator);
             g.emulator.resize(cols as usize, rows as usize);
         }));
+        g.cast.resize(Instant::now(), cols, rows);
         if let Err(panic) = resized {
             g.fail(super::io::emulator_failure(panic));
             drop(g);

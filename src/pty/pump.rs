@@ -160,6 +160,9 @@ impl super::PtyProcess {
     }
 }
 
+/// What sees each chunk of output as it is read, with the time it was read (a recording).
+pub type Tap<'a> = &'a mut dyn FnMut(Instant, &[u8]);
+
 /// How [`run_blocking`] ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ended {
@@ -175,6 +178,9 @@ pub enum Ended {
 /// or `deadline`: reads the PTY master `fd`, writes query answers back to it, and asks
 /// `try_exit` for the program's exit (woken by a pidfd where there is one, else polling every
 /// 10 ms). Returns how it ended; the pump holds the exit.
+///
+/// `tap`, when given, sees every chunk of output as it is read, with the time it was read
+/// (a capture's recording); without it the still-picture path reads no clock per chunk.
 pub fn run_blocking(
     pump: &mut Pump,
     emulator: &mut Emulator,
@@ -182,6 +188,7 @@ pub fn run_blocking(
     pid: u32,
     mut try_exit: impl FnMut() -> Option<Exit>,
     deadline: Option<Instant>,
+    mut tap: Option<Tap<'_>>,
 ) -> Ended {
     use rustix::event::{poll, PollFd, PollFlags};
     let notifier = exit_notifier(pid);
@@ -223,12 +230,19 @@ pub fn run_blocking(
             fds.push(PollFd::new(n, PollFlags::IN));
         }
         let _ = poll(&mut fds, timeout.as_ref());
-        drain(pump, emulator, fd, &mut buf);
+        drain(pump, emulator, fd, &mut buf, &mut tap);
     }
 }
 
-/// Reads and parses everything the PTY holds now (writing answers back), marking end-of-file.
-fn drain(pump: &mut Pump, emulator: &mut Emulator, fd: BorrowedFd<'_>, buf: &mut [u8]) {
+/// Reads and parses everything the PTY holds now (writing answers back), marking end-of-file;
+/// `tap` sees each chunk read.
+fn drain(
+    pump: &mut Pump,
+    emulator: &mut Emulator,
+    fd: BorrowedFd<'_>,
+    buf: &mut [u8],
+    tap: &mut Option<Tap<'_>>,
+) {
     loop {
         match read_some(fd, buf) {
             Ok(Some(0)) | Err(_) => {
@@ -237,6 +251,9 @@ fn drain(pump: &mut Pump, emulator: &mut Emulator, fd: BorrowedFd<'_>, buf: &mut
             }
             Ok(None) => return,
             Ok(Some(n)) => {
+                if let Some(tap) = tap {
+                    tap(Instant::now(), &buf[..n]);
+                }
                 let answers = pump.output(emulator, &buf[..n]);
                 write_all_blocking(fd, &answers);
             }

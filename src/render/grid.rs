@@ -84,6 +84,8 @@ pub struct Painter<'a> {
     outlines: Option<Outlines>,
     /// Write the text elements (visible in text mode, invisible over the outlines).
     text_layer: bool,
+    /// Put before every class and id this painter makes (several painters in one document).
+    prefix: String,
 }
 
 impl<'a> Painter<'a> {
@@ -114,7 +116,19 @@ impl<'a> Painter<'a> {
             header_row: None,
             text_layer: text_layer || outlines.is_none(),
             outlines,
+            prefix: String::new(),
         }
+    }
+
+    /// The same painter with `prefix` before every class and glyph id it makes, so that the
+    /// drawings of several painters can share one document (an animation's rows). `prefix`
+    /// is lowercase ASCII letters and digits: names stay apart from the uppercase ones.
+    pub fn with_prefix(mut self, prefix: &str) -> Self {
+        self.prefix = prefix.to_string();
+        if let Some(o) = &mut self.outlines {
+            o.set_prefix(prefix);
+        }
+        self
     }
 
     /// The command header in row 0, default colours.
@@ -518,7 +532,7 @@ impl<'a> Painter<'a> {
         let mut css = String::new();
         for style in order {
             if uses[style] > 1 {
-                let name = class_name(names.len());
+                let name = format!("{}{}", self.prefix, class_name(names.len()));
                 css.push('.');
                 css.push_str(&name);
                 css.push('{');

@@ -6,6 +6,7 @@
 //! column, set per character with an `x` list, never from the viewer's advances or `textLength`;
 //! no runs of spaces are ever emitted for positioning.
 
+pub mod animation;
 pub mod chrome;
 mod colors;
 pub mod fonts;
@@ -210,28 +211,30 @@ pub fn render_for_raster(screen: &Screen, appearance: &Appearance, fonts: &Fonts
     }
 }
 
-/// The SVG, the painted grid's leftovers (ink and what goes over it) for the rasteriser, and
-/// the output px per canvas px.
-fn render(
-    screen: &Screen,
+/// The layout and palette of a `cols` × `rows` screen (`rows` without the header row).
+fn setup(
+    cols: usize,
+    rows: usize,
+    palette_overrides: &[(u8, Rgb)],
     appearance: &Appearance,
     fonts: &Fonts,
-    text_layer: bool,
-) -> (String, grid::Painted, f32) {
+) -> (Layout, Palette) {
     let cell = CellMetrics::new(&fonts.metrics(), appearance.font_size);
     let header_rows = usize::from(appearance.header.is_some());
-    let rows = screen.rows.len().max(1) + header_rows;
     let layout = Layout::new(
         &appearance.frame,
         appearance.spacing,
         cell,
-        screen.width,
-        rows,
+        cols,
+        rows.max(1) + header_rows,
     );
-    let palette = appearance.palette(&screen.palette_overrides);
+    (layout, appearance.palette(palette_overrides))
+}
 
+/// Canvas, window frame and terminal background: everything under the grid.
+fn shell(appearance: &Appearance, layout: &Layout) -> String {
     let mut body = String::new();
-    draw_canvas(&mut body, appearance, &layout);
+    draw_canvas(&mut body, appearance, layout);
 
     // Frame, terminal background and header background share the opacity.
     let group = appearance.opacity < 1.0;
@@ -263,20 +266,35 @@ fn render(
     if group {
         body.push_str("</g>");
     }
+    body
+}
 
-    let mut painter = grid::Painter::new(&layout, &palette, fonts, appearance, text_layer);
-    if let Some(header) = &appearance.header {
-        painter.header(header);
-    }
-    painter.screen(screen, header_rows);
-    let mut painted = painter.finish();
-    let (cells_svg, classes) = (
-        std::mem::take(&mut painted.svg),
-        std::mem::take(&mut painted.classes),
-    );
-    let used_chars = std::mem::take(&mut painted.used);
+/// The parts of a picture [`document`] puts together.
+struct Parts<'a> {
+    layout: &'a Layout,
+    palette: &'a Palette,
+    /// Under the grid ([`shell`]).
+    shell: &'a str,
+    /// The grid's elements.
+    grid: &'a str,
+    /// CSS of the grid's text classes, and any more rules (an animation's).
+    css: &'a str,
+    /// Characters drawn per face (for embedded subsets).
+    used: std::collections::BTreeMap<fonts::FaceId, std::collections::BTreeSet<char>>,
+}
 
-    let mut out = String::with_capacity(body.len() + cells_svg.len() + 1024);
+/// The SVG document: root element, style (embedded fonts, text defaults, `parts.css`), shell
+/// and grid. Returns it with the output px per canvas px.
+fn document(appearance: &Appearance, fonts: &Fonts, parts: Parts<'_>) -> (String, f32) {
+    let Parts {
+        layout,
+        palette,
+        shell,
+        grid,
+        css,
+        used,
+    } = parts;
+    let mut out = String::with_capacity(shell.len() + grid.len() + 1024);
     let (width, height) = output_size(appearance.size, layout.canvas_width, layout.canvas_height);
     out.push_str("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"");
     push_num(&mut out, width);
@@ -293,7 +311,7 @@ fn render(
         .is_none_or(|f| f.contains(fonts::BUNDLED_FAMILY));
     if appearance.embed_fonts && appearance.text_mode == TextMode::Text {
         // Fallback faces are always embedded; the bundled ones only when the stack names them.
-        let mut used_chars = used_chars;
+        let mut used_chars = used;
         if !embeds_bundled {
             used_chars.retain(|face, _| !matches!(face, fonts::FaceId::Bundled(_)));
         }
@@ -309,12 +327,55 @@ fn render(
     out.push_str(";unicode-bidi:bidi-override;direction:ltr}.bg{fill:");
     out.push_str(&palette.background.to_hex());
     out.push('}');
-    out.push_str(&classes);
+    out.push_str(css);
     out.push_str("</style>");
-    out.push_str(&body);
-    out.push_str(&cells_svg);
+    out.push_str(shell);
+    out.push_str(grid);
     out.push_str("</svg>\n");
-    (out, painted, width / layout.canvas_width)
+    (out, width / layout.canvas_width)
+}
+
+/// The SVG, the painted grid's leftovers (ink and what goes over it) for the rasteriser, and
+/// the output px per canvas px.
+fn render(
+    screen: &Screen,
+    appearance: &Appearance,
+    fonts: &Fonts,
+    text_layer: bool,
+) -> (String, grid::Painted, f32) {
+    let header_rows = usize::from(appearance.header.is_some());
+    let (layout, palette) = setup(
+        screen.width,
+        screen.rows.len(),
+        &screen.palette_overrides,
+        appearance,
+        fonts,
+    );
+    let body = shell(appearance, &layout);
+    let mut painter = grid::Painter::new(&layout, &palette, fonts, appearance, text_layer);
+    if let Some(header) = &appearance.header {
+        painter.header(header);
+    }
+    painter.screen(screen, header_rows);
+    let mut painted = painter.finish();
+    let (cells_svg, classes) = (
+        std::mem::take(&mut painted.svg),
+        std::mem::take(&mut painted.classes),
+    );
+    let used = std::mem::take(&mut painted.used);
+    let (out, zoom) = document(
+        appearance,
+        fonts,
+        Parts {
+            layout: &layout,
+            palette: &palette,
+            shell: &body,
+            grid: &cells_svg,
+            css: &classes,
+            used,
+        },
+    );
+    (out, painted, zoom)
 }
 
 impl Appearance {

@@ -98,6 +98,8 @@ pub struct Outlines {
     uses: BTreeMap<Rgb, String>,
     /// Ink mode: the plain outlines placed, in order.
     ink: Vec<Ink>,
+    /// Put before every glyph id (see `Painter::with_prefix`).
+    prefix: String,
 }
 
 impl Outlines {
@@ -110,6 +112,11 @@ impl Outlines {
             ink_mode: ink,
             ..Outlines::default()
         }
+    }
+
+    /// Puts `prefix` before every glyph id defined from now on.
+    pub fn set_prefix(&mut self, prefix: &str) {
+        self.prefix = prefix.to_string();
     }
 
     /// Places the glyphs of `shaped` at font size `font_px` (px) with the cluster's origin at
@@ -187,7 +194,7 @@ impl Outlines {
         if let Art::Ink(outline) = glyph {
             return Def::Ink(Arc::new(outline));
         }
-        let id = glyph_id_name(self.next_id);
+        let id = format!("{}{}", self.prefix, glyph_id_name(self.next_id));
         self.next_id += 1;
         match glyph {
             Art::Path(d) => {

@@ -47,6 +47,83 @@ pub fn png(svg: &str, scale: f32) -> Result<Vec<u8>, String> {
 ///
 /// Errors: as [`png()`].
 pub fn png_scene(scene: &RasterScene, scale: f32) -> Result<Vec<u8>, String> {
+    let pixmap = pixmap_scene(scene, scale)?;
+    encode(&pixmap).map_err(|e| format!("cannot encode the PNG: {e}"))
+}
+
+/// A [`RasterScene`] drawn at `scale` as straight (not premultiplied) RGBA bytes, with its
+/// width and height in px: what [`png_scene`] encodes, for video frames.
+///
+/// Errors: as [`png()`].
+pub fn rgba_scene(scene: &RasterScene, scale: f32) -> Result<(Vec<u8>, u32, u32), String> {
+    let pixmap = pixmap_scene(scene, scale)?;
+    let (w, h) = (pixmap.width(), pixmap.height());
+    let mut out = Vec::with_capacity((w * h * 4) as usize);
+    for p in pixmap.pixels() {
+        let c = p.demultiply();
+        out.extend_from_slice(&[c.red(), c.green(), c.blue(), c.alpha()]);
+    }
+    Ok((out, w, h))
+}
+
+/// Animated GIF, written frame by frame: each frame gets its own palette, exact when the
+/// frame has at most 256 colours (else NeuQuant's), with a delay in hundredths of a second.
+pub struct GifWriter {
+    encoder: gif::Encoder<Vec<u8>>,
+    width: u16,
+    height: u16,
+}
+
+impl GifWriter {
+    /// A GIF of `width` × `height` px that plays once (`looped` false) or for ever.
+    ///
+    /// Errors: a side over 65535 px, or the encoder's error.
+    pub fn new(width: u32, height: u32, looped: bool) -> Result<GifWriter, String> {
+        let side = |v: u32| {
+            u16::try_from(v).map_err(|_| format!("a GIF side is at most 65535 px, got {v}"))
+        };
+        let (width, height) = (side(width)?, side(height)?);
+        let mut encoder = gif::Encoder::new(Vec::new(), width, height, &[])
+            .map_err(|e| format!("cannot encode the GIF: {e}"))?;
+        if looped {
+            encoder
+                .set_repeat(gif::Repeat::Infinite)
+                .map_err(|e| format!("cannot encode the GIF: {e}"))?;
+        }
+        Ok(GifWriter {
+            encoder,
+            width,
+            height,
+        })
+    }
+
+    /// Adds a frame of straight RGBA bytes (see [`rgba_scene`]) shown for `delay_cs`
+    /// hundredths of a second.
+    ///
+    /// Errors: a frame of another size, or the encoder's error.
+    pub fn frame(&mut self, mut rgba: Vec<u8>, delay_cs: u16) -> Result<(), String> {
+        if rgba.len() != self.width as usize * self.height as usize * 4 {
+            return Err("every GIF frame must have the size of the first".into());
+        }
+        let mut frame = gif::Frame::from_rgba_speed(self.width, self.height, &mut rgba, 10);
+        frame.delay = delay_cs;
+        self.encoder
+            .write_frame(&frame)
+            .map_err(|e| format!("cannot encode the GIF: {e}"))
+    }
+
+    /// The GIF file's bytes.
+    ///
+    /// Errors: the encoder's error.
+    pub fn finish(self) -> Result<Vec<u8>, String> {
+        self.encoder
+            .into_inner()
+            .map_err(|e| format!("cannot encode the GIF: {e}"))
+    }
+}
+
+/// A [`RasterScene`] drawn at `scale` (premultiplied pixmap).
+fn pixmap_scene(scene: &RasterScene, scale: f32) -> Result<tiny_skia::Pixmap, String> {
     let mut pixmap = draw_svg(&scene.below, scale)?;
     let k = scale * scene.zoom;
     let mut masks: HashMap<(*const Outline, i32, i32), Option<GlyphMask>> = HashMap::new();
@@ -83,7 +160,7 @@ pub fn png_scene(scene: &RasterScene, scale: f32) -> Result<Vec<u8>, String> {
             None,
         );
     }
-    encode(&pixmap).map_err(|e| format!("cannot encode the PNG: {e}"))
+    Ok(pixmap)
 }
 
 /// An anti-aliased coverage mask of one glyph at one sub-pixel phase.

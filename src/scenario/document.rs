@@ -137,6 +137,33 @@ pub enum Step {
     Command {
         command: String,
     },
+    /// Pause for `duration`; in a recording, the picture holds that long.
+    Sleep {
+        #[serde(deserialize_with = "duration_required")]
+        duration: String,
+    },
+    /// Type `text` one character at a time, `delay` apart (default [`DEFAULT_TYPE_DELAY`]);
+    /// in a recording, each character is a frame.
+    Type {
+        text: String,
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "duration_text"
+        )]
+        delay: Option<String>,
+    },
+    /// Leave the steps that follow out of the recording (until `show`): its clock stops.
+    Hide,
+    /// Record again after `hide`, from the screen as it is now.
+    Show,
+    /// Run `steps` and write them as an animation (see [`RecordArgs`]).
+    Record {
+        args: RecordArgs,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        options: Option<Options>,
+        steps: Vec<Step>,
+    },
 }
 
 impl Step {
@@ -148,9 +175,49 @@ impl Step {
             Step::Resize { .. } => "resize",
             Step::Capture { .. } => "capture",
             Step::Command { .. } => "command",
+            Step::Sleep { .. } => "sleep",
+            Step::Type { .. } => "type",
+            Step::Hide => "hide",
+            Step::Show => "show",
+            Step::Record { .. } => "record",
         }
     }
 }
+
+/// A `record` block's output.
+///
+/// The recording's clock is the document's, not the wall's: it starts at 0, and only `sleep`
+/// (its duration) and `type` (its delay per character) move it. After every step inside the
+/// block the screen is settled and kept as a frame at the clock's time when it changed, so the
+/// same document replays to the same bytes whatever the machine's speed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RecordArgs {
+    /// `.svg` (animated), `.gif`, `.mp4` or `.webm`, relative to the document's directory.
+    pub output: String,
+    /// Play for ever (default true).
+    #[serde(default, rename = "loop", skip_serializing_if = "Option::is_none")]
+    pub looped: Option<bool>,
+    /// Hold the last frame this long at the end (default 1s).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "duration_text"
+    )]
+    pub sleep: Option<String>,
+    /// Frame rate of MP4/WebM (default 12).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fps: Option<u32>,
+    /// Pixel scale of GIF/MP4/WebM, 0.1–10 (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale: Option<f32>,
+}
+
+/// Default `type` delay between characters.
+pub const DEFAULT_TYPE_DELAY: Duration = Duration::from_millis(50);
+
+/// Default hold of a recording's last frame.
+pub const DEFAULT_RECORD_SLEEP: Duration = Duration::from_secs(1);
 
 /// One input of a `send` step: an input as `session send` takes it, or a secret read from the
 /// environment when the scenario runs (see the module documentation).
@@ -294,6 +361,11 @@ fn duration_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String
         Text::I(i) => i.to_string(),
         Text::F(f) => f.to_string(),
     }))
+}
+
+/// A required duration ([`duration_text`]).
+fn duration_required<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    duration_text(d)?.ok_or_else(|| serde::de::Error::custom("a duration is required"))
 }
 
 /// A resize.
@@ -458,7 +530,12 @@ fn check_step(step: &Step) -> Result<(), String> {
             if args.output.trim().is_empty() {
                 return Err("output must not be empty".into());
             }
-            crate::output::Format::from_path(Path::new(&args.output))?;
+            if crate::output::Format::from_path(Path::new(&args.output))?.is_video() {
+                return Err(format!(
+                    "{}: a capture is a still (.svg or .png); animations come from a record block",
+                    args.output
+                ));
+            }
             if let Some(scale) = args.scale {
                 if !(scale.is_finite() && (0.1..=10.0).contains(&scale)) {
                     return Err(format!("scale {scale} is not from 0.1 to 10"));
@@ -471,6 +548,53 @@ fn check_step(step: &Step) -> Result<(), String> {
         Step::Command { command } => {
             if command.trim().is_empty() {
                 return Err("command must not be empty".into());
+            }
+        }
+        Step::Sleep { duration } => {
+            parse_duration(duration).map_err(|e| format!("duration {e}"))?;
+        }
+        Step::Type { text, delay } => {
+            if text.is_empty() {
+                return Err("text must not be empty".into());
+            }
+            if let Some(d) = delay {
+                parse_duration(d).map_err(|e| format!("delay {e}"))?;
+            }
+        }
+        Step::Hide | Step::Show => {}
+        Step::Record {
+            args,
+            options,
+            steps,
+        } => {
+            let format = crate::output::Format::from_path(Path::new(&args.output))?;
+            if !(format.is_video() || format == crate::output::Format::Svg) {
+                return Err(format!(
+                    "{}: a recording is written as .svg, .gif, .mp4 or .webm",
+                    args.output
+                ));
+            }
+            if let Some(d) = &args.sleep {
+                parse_duration(d).map_err(|e| format!("sleep {e}"))?;
+            }
+            if let Some(fps) = args.fps {
+                if !(1..=120).contains(&fps) {
+                    return Err(format!("fps must be from 1 to 120, got {fps}"));
+                }
+            }
+            if let Some(scale) = args.scale {
+                if !(scale.is_finite() && (0.1..=10.0).contains(&scale)) {
+                    return Err(format!("scale {scale} is not from 0.1 to 10"));
+                }
+            }
+            if let Some(o) = options {
+                check_terminal(o)?;
+            }
+            for (i, inner) in steps.iter().enumerate() {
+                if matches!(inner, Step::Record { .. }) {
+                    return Err(format!("steps[{i}]: a record block cannot hold another"));
+                }
+                check_step(inner).map_err(|e| format!("steps[{i}] ({}): {e}", inner.kind()))?;
             }
         }
     }
@@ -573,5 +697,44 @@ scenario:
         );
         assert!(err("$version: 2\nscenario:\n  launch: {executable: sh}\n")
             .contains("$version must be 1"));
+    }
+
+    #[test]
+    fn record_blocks_and_demo_steps_parse_and_validate() {
+        let base = "$version: 1\nscenario:\n  launch: {executable: sh}\n  execute:\n";
+        let doc: Document = serde_yaml_ng::from_str(&format!(
+            "{base}    - {{type: record, args: {{output: d.gif, loop: false}}, steps: [{{type: type, text: ls, delay: 20ms}}, {{type: sleep, duration: 1}}, {{type: hide}}, {{type: show}}]}}\n"
+        ))
+        .unwrap();
+        doc.validate().unwrap();
+        let Step::Record { args, steps, .. } = &doc.scenario.execute[0] else {
+            panic!("a record step")
+        };
+        assert_eq!(args.looped, Some(false));
+        assert_eq!(steps.len(), 4);
+        assert_eq!(
+            steps[1],
+            Step::Sleep {
+                duration: "1".into()
+            }
+        );
+        let again: Document = serde_yaml_ng::from_str(&doc.to_text(false)).unwrap();
+        assert_eq!(again, doc);
+        let err = |yaml: String| {
+            let d: Document = serde_yaml_ng::from_str(&yaml).unwrap();
+            d.validate().unwrap_err()
+        };
+        assert!(err(format!(
+            "{base}    - {{type: record, args: {{output: d.png}}, steps: []}}\n"
+        ))
+        .contains("a recording is written as .svg, .gif, .mp4 or .webm"));
+        assert!(err(format!(
+            "{base}    - {{type: record, args: {{output: d.svg}}, steps: [{{type: record, args: {{output: e.svg}}, steps: []}}]}}\n"
+        ))
+        .contains("cannot hold another"));
+        assert!(err(format!(
+            "{base}    - {{type: record, args: {{output: d.svg}}, steps: [{{type: sleep, duration: soon}}]}}\n"
+        ))
+        .contains("execute[0] (record): steps[0] (sleep): duration"));
     }
 }

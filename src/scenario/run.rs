@@ -28,7 +28,13 @@
 //!   the program has exited. `capture` renders the current screen and writes it atomically
 //!   (`Mode::Write`/`Mode::Update`) or compares it with the file already there
 //!   (`Mode::Check`; a missing file differs; nothing is written). `command` runs `sh -c`.
-//!   Waits, never sleeps, are what make runs deterministic.
+//!   Waits, never sleeps, are what make runs deterministic. `sleep` pauses; `type` types its
+//!   text one character at a time (`delay` apart); `hide`/`show` leave steps out of a
+//!   recording.
+//! - **record** runs its `steps` and writes them as an animation (`.svg`, `.gif`, `.mp4`,
+//!   `.webm`; compared, not written, under `Mode::Check`). Its clock is the document's: only
+//!   `sleep` and `type` move it, and after every step the settled screen is a frame at the
+//!   clock's time, so a replay gives the same bytes (see `document::RecordArgs`).
 //! - After `execute`, the program has `launch.exit-timeout` (default 5 s) to exit by itself;
 //!   then it is stopped (SIGTERM/SIGHUP, 2 s grace, SIGKILL) and the exit code is that status.
 //! - **verify.** Each command, after the program ended; non-zero fails.
@@ -43,7 +49,8 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use super::document::{
-    Document, SendInput, Step, WaitArgs, DEFAULT_EXIT_TIMEOUT, DEFAULT_WAIT_TIMEOUT,
+    Document, SendInput, Step, WaitArgs, DEFAULT_EXIT_TIMEOUT, DEFAULT_RECORD_SLEEP,
+    DEFAULT_TYPE_DELAY, DEFAULT_WAIT_TIMEOUT,
 };
 use crate::host::protocol::{parse_duration, Condition, Until};
 use crate::host::session::{Poll, Session, State, CAPTURE_QUIET, CAPTURE_SETTLE_MAX};
@@ -119,10 +126,10 @@ pub fn run(path: &Path, opts: &RunOptions) -> Result<Outcome, String> {
                 .unwrap_or(&Options::default()),
         );
     for (i, step) in doc.scenario.execute.iter().enumerate() {
-        if let Step::Capture { options, .. } = step {
+        if let Step::Capture { options, .. } | Step::Record { options, .. } = step {
             capture_options(&config, &doc_options, options.as_ref())
                 .resolve(None)
-                .map_err(|e| format!("{label}: execute[{i}] (capture): {e}"))?;
+                .map_err(|e| format!("{label}: execute[{i}] ({}): {e}", step.kind()))?;
         }
     }
     // Every secret must be set before anything runs.
@@ -154,6 +161,7 @@ pub fn run(path: &Path, opts: &RunOptions) -> Result<Outcome, String> {
         session: None,
         fonts: None,
         last_action_version: None,
+        take: None,
         outcome: Outcome {
             session_id: String::new(),
             exit_code: None,
@@ -239,7 +247,21 @@ struct Runner<'a> {
     fonts: Option<Fonts>,
     /// The version taken right before the previous send or resize.
     last_action_version: Option<u64>,
+    /// The recording of the `record` block running now.
+    take: Option<Take>,
     outcome: Outcome,
+}
+
+/// A `record` block's recording so far (see `document::RecordArgs`).
+#[derive(Default)]
+struct Take {
+    frames: Vec<crate::recording::Frame>,
+    /// The document's clock: moved only by `sleep` and `type`.
+    clock: Duration,
+    /// Between `hide` and `show`: no frames, the clock stands still.
+    hidden: bool,
+    /// Leave the cursor out (`cursor: false`).
+    no_cursor: bool,
 }
 
 impl Runner<'_> {
@@ -352,11 +374,7 @@ impl Runner<'_> {
                     };
                     steps.extend(step);
                 }
-                let s = self.session();
-                let version = running_version(s)?;
-                s.send(steps).map_err(|_| exited_message(&s.lock()))?;
-                self.last_action_version = Some(version);
-                Ok(())
+                self.send(steps)
             }
             Step::Resize { args } => {
                 let s = self.session();
@@ -376,7 +394,124 @@ impl Runner<'_> {
                 self.capture(&args.output, args.scale.unwrap_or(1.0), options.as_ref())
             }
             Step::Command { command } => self.shell(command),
+            Step::Sleep { duration } => {
+                let d = parse_duration(duration)?;
+                std::thread::sleep(d);
+                self.advance(d);
+                Ok(())
+            }
+            Step::Type { text, delay } => {
+                let d = delay
+                    .as_deref()
+                    .map(parse_duration)
+                    .transpose()?
+                    .unwrap_or(DEFAULT_TYPE_DELAY);
+                for ch in text.chars() {
+                    let input = keys::Input::Text(ch.to_string());
+                    let steps = keys::validate(&[input]).map_err(|e| e.to_string())?;
+                    self.send(steps)?;
+                    std::thread::sleep(d);
+                    self.advance(d);
+                    self.frame();
+                }
+                Ok(())
+            }
+            Step::Hide | Step::Show => {
+                if let Some(t) = &mut self.take {
+                    t.hidden = matches!(step, Step::Hide);
+                }
+                Ok(())
+            }
+            Step::Record {
+                args,
+                options,
+                steps,
+            } => self.record(args, options.as_ref(), steps),
         }
+    }
+
+    /// Types `steps` into the program (the version before is the last action's).
+    fn send(&mut self, steps: Vec<keys::Step>) -> Result<(), String> {
+        let s = self.session();
+        let version = running_version(s)?;
+        s.send(steps).map_err(|_| exited_message(&s.lock()))?;
+        self.last_action_version = Some(version);
+        Ok(())
+    }
+
+    /// Moves a visible recording's clock on by `d`.
+    fn advance(&mut self, d: Duration) {
+        if let Some(t) = self.take.as_mut().filter(|t| !t.hidden) {
+            t.clock += d;
+        }
+    }
+
+    /// Keeps the settled screen as a frame of a visible recording at its clock's time: a
+    /// frame at the same time is replaced, an unchanged picture is not kept.
+    fn frame(&mut self) {
+        if self.take.as_ref().is_none_or(|t| t.hidden) {
+            return;
+        }
+        self.session().settle(CAPTURE_QUIET, CAPTURE_SETTLE_MAX);
+        let (mut screen, _, _) = self.session().snapshot();
+        let Some(t) = self.take.as_mut() else { return };
+        if t.no_cursor {
+            screen.cursor.visible = false;
+        }
+        let time = t.clock;
+        if t.frames.last().is_some_and(|f| f.time == time) && t.frames.len() > 1 {
+            t.frames.pop();
+        }
+        match t.frames.last_mut() {
+            Some(f) if f.screen == screen => {}
+            Some(f) if f.time == time => f.screen = screen,
+            _ => t.frames.push(crate::recording::Frame { time, screen }),
+        }
+    }
+
+    /// Runs a `record` block and writes (or checks) its animation.
+    fn record(
+        &mut self,
+        args: &super::document::RecordArgs,
+        step: Option<&Options>,
+        steps: &[Step],
+    ) -> Result<(), String> {
+        let options = capture_options(&self.config, &self.doc_options, step);
+        let appearance = options.resolve(None)?;
+        let format = crate::output::Format::from_path(Path::new(&args.output))?;
+        let hold = args
+            .sleep
+            .as_deref()
+            .map(parse_duration)
+            .transpose()?
+            .unwrap_or(DEFAULT_RECORD_SLEEP);
+        self.take = Some(Take {
+            no_cursor: options.cursor == Some(false),
+            ..Take::default()
+        });
+        self.frame();
+        for (i, inner) in steps.iter().enumerate() {
+            let done = self.step(inner);
+            if let Err(e) = done {
+                self.take = None;
+                return Err(format!("steps[{i}] ({}): {e}", inner.kind()));
+            }
+            self.frame();
+        }
+        let Some(mut take) = self.take.take() else {
+            return Ok(());
+        };
+        crate::recording::encode::normalise(&mut take.frames, true);
+        let encoding = crate::recording::encode::Encoding {
+            duration_ms: (take.clock + hold).as_millis() as u64,
+            looped: args.looped.unwrap_or(true),
+            fps: args.fps.unwrap_or(12),
+            scale: args.scale.unwrap_or(1.0),
+        };
+        let fonts = self.fonts.get_or_insert_with(Fonts::new);
+        let bytes =
+            crate::recording::encode::encode(&take.frames, format, &encoding, &appearance, fonts)?;
+        self.emit(&args.output, bytes)
     }
 
     fn wait(&mut self, args: &WaitArgs) -> Result<(), String> {
@@ -463,6 +598,12 @@ impl Runner<'_> {
             fonts,
             scale,
         )?;
+        self.emit(output, bytes)
+    }
+
+    /// Writes `bytes` to `output` (relative to the document's directory), or compares them
+    /// with the file there (`Mode::Check`).
+    fn emit(&mut self, output: &str, bytes: Vec<u8>) -> Result<(), String> {
         let path = self.base.join(output);
         let path = std::path::absolute(&path).unwrap_or(path);
         match path.parent() {

@@ -1,0 +1,396 @@
+//! Recordings: a terminal's output kept with its timing, and the frames derived from it.
+//!
+//! A [`Recording`] is what `capture` keeps when it records (`-v`, `--save-cast`, a video `-o`),
+//! what an asciicast file holds ([`asciicast`]), and what an animation is drawn from. Times are
+//! offsets from the start of the recording. [`frames`] replays the output through the
+//! [`Emulator`] and keeps a [`Frame`] only where the rendered content changes (the cursor's
+//! blink phase is never part of a screen, so it never makes a frame), at most `fps` a second:
+//! time is cut into windows of `1/fps` s, and the state at the end of a window (the latest
+//! state in it) is the window's frame, shown from the window's start.
+//!
+//! Layering: above `term` (the emulator) and beside `render`; no I/O here but reading and
+//! writing bytes given to it (see [`asciicast`]) and the `ffmpeg` pipe ([`ffmpeg`]).
+
+pub mod asciicast;
+pub mod encode;
+pub mod ffmpeg;
+
+use std::time::{Duration, Instant};
+
+use crate::term::{Emulator, Screen};
+
+/// What happened at one moment of a recording.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventKind {
+    /// Bytes the program wrote to the terminal (asciicast `"o"`).
+    Output(Vec<u8>),
+    /// The terminal was resized to `cols` × `rows` cells (asciicast `"r"`).
+    Resize { cols: u16, rows: u16 },
+    /// Bytes typed into the terminal (asciicast `"i"`): kept, never drawn.
+    Input(Vec<u8>),
+    /// A named moment (asciicast `"m"`): kept, never drawn.
+    Marker(String),
+}
+
+/// One event, at `time` from the start of the recording.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    pub time: Duration,
+    pub kind: EventKind,
+}
+
+/// A terminal's output with its timing.
+///
+/// Invariant kept by every constructor here: event times never decrease.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recording {
+    /// Terminal size at the start, cells.
+    pub cols: u16,
+    pub rows: u16,
+    /// Unix time of the start, seconds (asciicast `timestamp`), when known.
+    pub timestamp: Option<u64>,
+    /// Events in time order.
+    pub events: Vec<Event>,
+}
+
+impl Recording {
+    /// An empty recording of a `cols` × `rows` terminal.
+    pub fn new(cols: u16, rows: u16, timestamp: Option<u64>) -> Recording {
+        Recording {
+            cols,
+            rows,
+            timestamp,
+            events: Vec::new(),
+        }
+    }
+
+    /// The time of the last event (zero when there is none).
+    pub fn duration(&self) -> Duration {
+        self.events.last().map_or(Duration::ZERO, |e| e.time)
+    }
+
+    /// All output bytes in order (what `asciinema cat` prints).
+    pub fn output(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        for e in &self.events {
+            if let EventKind::Output(b) = &e.kind {
+                out.extend_from_slice(b);
+            }
+        }
+        out
+    }
+
+    /// Appends an event at `time`; a time before the last event's is raised to it (clocks
+    /// read on different threads may disagree by a hair).
+    pub fn push(&mut self, time: Duration, kind: EventKind) {
+        let time = time.max(self.duration());
+        self.events.push(Event { time, kind });
+    }
+
+    /// The recording played `speed` times as fast (`--speed`; > 0).
+    pub fn with_speed(mut self, speed: f64) -> Recording {
+        for e in &mut self.events {
+            e.time = Duration::from_secs_f64(e.time.as_secs_f64() / speed);
+        }
+        self
+    }
+
+    /// Every pause between events (and before the first) capped at `limit`
+    /// (`--idle-time-limit`, as asciinema does).
+    pub fn with_idle_limit(mut self, limit: Duration) -> Recording {
+        let (mut prev_in, mut prev_out) = (Duration::ZERO, Duration::ZERO);
+        for e in &mut self.events {
+            let gap = e.time.saturating_sub(prev_in).min(limit);
+            prev_in = e.time;
+            prev_out += gap;
+            e.time = prev_out;
+        }
+        self
+    }
+}
+
+/// Records output as it arrives: times are taken from `start`.
+#[derive(Debug)]
+pub struct Recorder {
+    start: Instant,
+    recording: Recording,
+}
+
+impl Recorder {
+    /// A recorder for a `cols` × `rows` terminal started at `start` (Unix time `timestamp`).
+    pub fn new(cols: u16, rows: u16, start: Instant, timestamp: Option<u64>) -> Recorder {
+        Recorder {
+            start,
+            recording: Recording::new(cols, rows, timestamp),
+        }
+    }
+
+    /// Output `bytes` read at `at`.
+    pub fn output(&mut self, at: Instant, bytes: &[u8]) {
+        let time = at.saturating_duration_since(self.start);
+        // Chunks read in the same microsecond are one event.
+        if let Some(Event {
+            time: last,
+            kind: EventKind::Output(b),
+        }) = self.recording.events.last_mut()
+        {
+            if last.as_micros() == time.as_micros() {
+                b.extend_from_slice(bytes);
+                return;
+            }
+        }
+        self.recording.push(time, EventKind::Output(bytes.to_vec()));
+    }
+
+    /// The recording so far.
+    pub fn finish(self) -> Recording {
+        self.recording
+    }
+}
+
+/// One picture of an animation: `screen` is shown from `time` until the next frame.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Frame {
+    pub time: Duration,
+    /// The viewport (no scrollback).
+    pub screen: Screen,
+}
+
+/// Why frames cannot be derived or chosen.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FrameError {
+    #[error("--fps must be from 1 to 120, got {0}")]
+    Fps(u32),
+    #[error("--time {start}-{end}: the range is outside the recording (0-{total:.3} s) or empty")]
+    Range { start: f64, end: f64, total: f64 },
+    #[error("--frame {index}: the animation has {count} frames (0-{})", count - 1)]
+    FramePastEnd { index: usize, count: usize },
+    #[error("--time {time}: the recording is {total:.3} s long")]
+    TimePastEnd { time: f64, total: f64 },
+}
+
+/// Whether two screens draw the same (cursor blink never is part of a screen).
+fn same_picture(a: &Screen, b: &Screen) -> bool {
+    a.width == b.width
+        && a.rows == b.rows
+        && a.cursor == b.cursor
+        && a.palette_overrides == b.palette_overrides
+}
+
+/// The frames of `recording` at most `fps` a second (see the module doc). The first frame is
+/// at zero (the blank terminal when nothing was written by then); trailing frames whose screen
+/// is blank (a program leaving the alternate screen on an empty terminal) are dropped when an
+/// earlier frame has content, so the last frame is the last meaningful one.
+///
+/// Errors: [`FrameError::Fps`] unless `fps` is 1–120.
+pub fn frames(recording: &Recording, fps: u32) -> Result<Vec<Frame>, FrameError> {
+    if !(1..=120).contains(&fps) {
+        return Err(FrameError::Fps(fps));
+    }
+    let window = |t: Duration| (t.as_micros() * fps as u128 / 1_000_000) as u64;
+    let window_start = |w: u64| Duration::from_micros(w * 1_000_000 / fps as u64);
+    let mut emulator = Emulator::new(recording.cols as usize, recording.rows as usize);
+    let mut out: Vec<Frame> = Vec::new();
+    let keep = |out: &mut Vec<Frame>, time: Duration, screen: Screen| {
+        if out.last().is_none_or(|f| !same_picture(&f.screen, &screen)) {
+            out.push(Frame { time, screen });
+        }
+    };
+    let mut open: Option<u64> = None;
+    for e in &recording.events {
+        let w = window(e.time);
+        if let Some(o) = open.filter(|&o| o != w) {
+            keep(&mut out, window_start(o), emulator.snapshot());
+        }
+        if out.is_empty() && open.is_none() && w > 0 {
+            keep(&mut out, Duration::ZERO, emulator.snapshot());
+        }
+        open = Some(w);
+        match &e.kind {
+            EventKind::Output(b) => {
+                emulator.advance(b);
+                let _ = emulator.take_replies();
+            }
+            EventKind::Resize { cols, rows } => emulator.resize(*cols as usize, *rows as usize),
+            EventKind::Input(_) | EventKind::Marker(_) => {}
+        }
+    }
+    if emulator.sync_deadline().is_some() {
+        emulator.expire_sync();
+    }
+    keep(
+        &mut out,
+        open.map_or(Duration::ZERO, window_start),
+        emulator.snapshot(),
+    );
+    while out.len() > 1
+        && out
+            .last()
+            .is_some_and(|f| f.screen.last_content_row().is_none())
+        && out.iter().any(|f| f.screen.last_content_row().is_some())
+    {
+        out.pop();
+    }
+    Ok(out)
+}
+
+/// The frames from `start` to `end` (`--time START-END`), shifted to begin at zero: the state
+/// just before `start` is the first frame.
+///
+/// Errors: [`FrameError::Range`] when the range is empty or starts after the recording ends.
+pub fn trim(
+    frames: Vec<Frame>,
+    total: Duration,
+    start: Duration,
+    end: Duration,
+) -> Result<Vec<Frame>, FrameError> {
+    if end <= start || start > total {
+        return Err(FrameError::Range {
+            start: start.as_secs_f64(),
+            end: end.as_secs_f64(),
+            total: total.as_secs_f64(),
+        });
+    }
+    let first = frames.iter().rposition(|f| f.time <= start).unwrap_or(0);
+    Ok(frames
+        .into_iter()
+        .enumerate()
+        .filter(|(i, f)| *i >= first && f.time < end)
+        .map(|(_, mut f)| {
+            f.time = f.time.saturating_sub(start);
+            f
+        })
+        .collect())
+}
+
+/// The frame shown at `time` (`--time T`).
+///
+/// Errors: [`FrameError::TimePastEnd`] when `time` is after `total`.
+pub fn frame_at(frames: &[Frame], total: Duration, time: Duration) -> Result<&Frame, FrameError> {
+    if time > total.max(frames.last().map_or(Duration::ZERO, |f| f.time)) {
+        return Err(FrameError::TimePastEnd {
+            time: time.as_secs_f64(),
+            total: total.as_secs_f64(),
+        });
+    }
+    let i = frames.iter().rposition(|f| f.time <= time).unwrap_or(0);
+    Ok(&frames[i])
+}
+
+/// Frame `index` (`--frame N`, 0-based).
+///
+/// Errors: [`FrameError::FramePastEnd`].
+pub fn frame_index(frames: &[Frame], index: usize) -> Result<&Frame, FrameError> {
+    frames.get(index).ok_or(FrameError::FramePastEnd {
+        index,
+        count: frames.len(),
+    })
+}
+
+/// Up to `n` frames spread evenly over `frames`, first and last included (`--json` samples).
+pub fn sample(frames: &[Frame], n: usize) -> Vec<usize> {
+    let len = frames.len();
+    if len <= n {
+        return (0..len).collect();
+    }
+    let mut out: Vec<usize> = (0..n).map(|i| i * (len - 1) / (n - 1).max(1)).collect();
+    out.dedup();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(events: &[(u64, &str)]) -> Recording {
+        let mut r = Recording::new(20, 3, None);
+        for (ms, s) in events {
+            r.push(
+                Duration::from_millis(*ms),
+                EventKind::Output(s.as_bytes().to_vec()),
+            );
+        }
+        r
+    }
+
+    #[test]
+    fn a_frame_only_where_the_picture_changes() {
+        // The second write draws nothing new (same text at the same place).
+        let r = rec(&[(0, "a"), (500, "\x1b[1;1Ha"), (1000, "b")]);
+        let f = frames(&r, 12).unwrap();
+        assert_eq!(f.len(), 2);
+        assert_eq!(f[0].time, Duration::ZERO);
+        assert_eq!(f[1].time, Duration::from_secs(1));
+        assert_eq!(f[1].screen.row_text(0), "ab");
+    }
+
+    #[test]
+    fn the_latest_state_in_a_window_wins() {
+        // 10 writes in 100 ms at 2 fps: one window, one frame with all of them.
+        let evs: Vec<(u64, &str)> = (0..10).map(|i| (i * 10, "x")).collect();
+        let f = frames(&rec(&evs), 2).unwrap();
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].screen.row_text(0), "xxxxxxxxxx");
+    }
+
+    #[test]
+    fn a_blank_start_is_the_first_frame_and_a_blank_end_is_dropped() {
+        let r = rec(&[
+            (1000, "\x1b[?1049hhello"),
+            (2000, "\x1b[2J\x1b[H\x1b[?1049l"),
+        ]);
+        let f = frames(&r, 12).unwrap();
+        assert_eq!(f.len(), 2, "{f:?}");
+        assert_eq!(f[0].screen.last_content_row(), None);
+        assert_eq!(f[1].screen.row_text(0), "hello");
+    }
+
+    #[test]
+    fn fps_zero_is_an_error() {
+        assert_eq!(frames(&rec(&[]), 0).unwrap_err(), FrameError::Fps(0));
+    }
+
+    #[test]
+    fn idle_limit_caps_pauses_and_speed_divides_times() {
+        let r = rec(&[(0, "a"), (5000, "b"), (5100, "c")]).with_idle_limit(Duration::from_secs(1));
+        let times: Vec<u128> = r.events.iter().map(|e| e.time.as_millis()).collect();
+        assert_eq!(times, [0, 1000, 1100]);
+        let r = r.with_speed(2.0);
+        let times: Vec<u128> = r.events.iter().map(|e| e.time.as_millis()).collect();
+        assert_eq!(times, [0, 500, 550]);
+    }
+
+    #[test]
+    fn trim_starts_with_the_state_before_start() {
+        let r = rec(&[(0, "a"), (1000, "b"), (2000, "c"), (3000, "d")]);
+        let f = frames(&r, 12).unwrap();
+        let t = trim(
+            f,
+            r.duration(),
+            Duration::from_millis(1500),
+            Duration::from_secs(3),
+        )
+        .unwrap();
+        let texts: Vec<String> = t.iter().map(|f| f.screen.row_text(0)).collect();
+        assert_eq!(texts, ["ab", "abc"]);
+        assert_eq!(t[0].time, Duration::ZERO);
+        assert_eq!(t[1].time, Duration::from_millis(500));
+        assert!(trim(
+            t,
+            r.duration(),
+            Duration::from_secs(9),
+            Duration::from_secs(10)
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn samples_include_both_ends() {
+        let r = rec(&(0..40).map(|i| (i * 100, "x")).collect::<Vec<_>>());
+        let f = frames(&r, 12).unwrap();
+        let s = sample(&f, 12);
+        assert_eq!(s.len(), 12);
+        assert_eq!(s[0], 0);
+        assert_eq!(*s.last().unwrap(), f.len() - 1);
+    }
+}
