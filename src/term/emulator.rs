@@ -207,6 +207,11 @@ impl Emulator {
                 let reply = format!("\x1bP>|console2svg {}\x1b\\", env!("CARGO_PKG_VERSION"));
                 self.replies.extend_from_slice(reply.as_bytes());
             }
+            Found::Checksum { id, area } => {
+                let sum = self.checksum(area);
+                let reply = format!("\x1bP{id}!~{sum:04X}\x1b\\");
+                self.replies.extend_from_slice(reply.as_bytes());
+            }
             Found::StatusProbe { bel } => {
                 self.replies.extend_from_slice(STATUS_PROBE_ANSWER);
                 self.replies
@@ -221,6 +226,40 @@ impl Emulator {
                 self.progress = Some((n + 1, state));
             }
         }
+    }
+
+    /// The DECRQCRA checksum of `area` (top, left, bottom, right; 1-based, inclusive, 0 for the
+    /// screen's edge; clamped to the screen): the 16-bit two's complement of the sum of the
+    /// cells' character codes, a blank counting as a space and the second cell of a wide
+    /// character as nothing. This is xterm's checksum before patch 279 (esctest2's default,
+    /// `--xterm-checksum 0`), character codes only: attributes are not added. Coordinates are
+    /// the screen's (DECOM's origin-relative rows are not applied).
+    fn checksum(&self, [top, left, bottom, right]: [u16; 4]) -> u16 {
+        let grid = self.term.grid();
+        let (rows, cols) = (grid.screen_lines(), grid.columns());
+        let edge = |v: u16, default: usize, max: usize| {
+            if v == 0 {
+                default
+            } else {
+                (v as usize).min(max)
+            }
+        };
+        let top = edge(top, 1, rows);
+        let left = edge(left, 1, cols);
+        let bottom = edge(bottom, rows, rows);
+        let right = edge(right, cols, cols);
+        let mut sum: u32 = 0;
+        for line in top..=bottom {
+            let row = &grid[Line(line as i32 - 1)];
+            for col in left..=right {
+                let cell = &row[Column(col - 1)];
+                if cell.flags.contains(Flags::WIDE_CHAR_SPACER) {
+                    continue;
+                }
+                sum = sum.wrapping_add(cell.c as u32);
+            }
+        }
+        (sum as u16).wrapping_neg()
     }
 
     /// How many LF bytes (0x0A) the program has written since the start: a monotonic measure

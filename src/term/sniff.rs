@@ -1,5 +1,6 @@
 //! Sequences alacritty_terminal does not act on, picked out of the byte stream before it is
-//! parsed: XTVERSION (`CSI > Ps q`, xterm's "report version") and OSC 7501 program status
+//! parsed: XTVERSION (`CSI > Ps q`, xterm's "report version"), DECRQCRA (`CSI Pi ; Pp ; Pt ;
+//! Pl ; Pb ; Pr * y`, VT420 "request checksum of rectangular area") and OSC 7501 program status
 //! (`ESC ] 7501 ; state=<s>[:kind=<k>][:msg=<base64>] ST`, and its `?` probe) and OSC 9;4
 //! progress (`ESC ] 9 ; 4 ; <0-4> [; <pct>] ST`); see shared/notes/agents.md, "In-band
 //! signals". Sequences may straddle reads: an unfinished
@@ -29,6 +30,10 @@ pub struct ProgramStatus {
 pub enum Found {
     /// XTVERSION (`CSI > q` or `CSI > 0 q`).
     XtVersion,
+    /// DECRQCRA: the checksum of the rectangle `area` (top, left, bottom, right; 1-based,
+    /// inclusive; 0 where the parameter was absent or 0, which means the screen's edge),
+    /// answered with request id `id`. The page parameter is ignored (one page).
+    Checksum { id: u32, area: [u16; 4] },
     /// The OSC 7501 `?` probe; `bel` when it ended with BEL rather than ST.
     StatusProbe { bel: bool },
     /// An OSC 7501 status report.
@@ -92,7 +97,10 @@ impl Sniffer {
 fn parse_at(data: &[u8], p: usize) -> Parse {
     match data.get(p + 1) {
         None => Parse::Incomplete,
-        Some(b'[') => parse_xtversion(data, p + 2),
+        Some(b'[') => match parse_xtversion(data, p + 2) {
+            Parse::NotOurs => parse_decrqcra(data, p + 2),
+            other => other,
+        },
         Some(b']') => match parse_osc_7501(data, p + 2) {
             Parse::NotOurs => parse_osc_progress(data, p + 2),
             other => other,
@@ -118,6 +126,44 @@ fn parse_xtversion(data: &[u8], mut i: usize) -> Parse {
             Parse::Done(i + 1, Some(Found::XtVersion))
         }
         Some(_) => Parse::NotOurs,
+    }
+}
+
+/// After `ESC [`: DECRQCRA, digits and `;` (at most six parameters), then `* y`.
+fn parse_decrqcra(data: &[u8], mut i: usize) -> Parse {
+    let start = i;
+    while data
+        .get(i)
+        .is_some_and(|b| b.is_ascii_digit() || *b == b';')
+    {
+        i += 1;
+        if i - start > 48 {
+            return Parse::NotOurs;
+        }
+    }
+    match (data.get(i), data.get(i + 1)) {
+        (None, _) | (Some(b'*'), None) => Parse::Incomplete,
+        (Some(b'*'), Some(b'y')) => {
+            let params: Vec<u32> = data[start..i]
+                .split(|&b| b == b';')
+                .map(|p| {
+                    std::str::from_utf8(p)
+                        .ok()
+                        .and_then(|t| t.parse::<u32>().ok())
+                        .unwrap_or(0)
+                })
+                .collect();
+            if params.len() > 6 {
+                return Parse::Done(i + 2, None);
+            }
+            let at = |k: usize| params.get(k).copied().unwrap_or(0).min(u16::MAX as u32) as u16;
+            let found = Found::Checksum {
+                id: params.first().copied().unwrap_or(0),
+                area: [at(2), at(3), at(4), at(5)],
+            };
+            Parse::Done(i + 2, Some(found))
+        }
+        _ => Parse::NotOurs,
     }
 }
 
@@ -244,6 +290,23 @@ mod tests {
             ]
         );
         assert!(all(&[b"\x1b]7501;state=sleeping\x07\x1b]75010;x\x07\x1b]0;t\x07"]).is_empty());
+    }
+
+    #[test]
+    fn reads_checksum_requests_with_their_defaults() {
+        assert_eq!(
+            all(&[b"\x1b[7;1;2;3;", b"4;5*y", b"\x1b[*y\x1b[3;*x"]),
+            [
+                Found::Checksum {
+                    id: 7,
+                    area: [2, 3, 4, 5]
+                },
+                Found::Checksum {
+                    id: 0,
+                    area: [0, 0, 0, 0]
+                },
+            ]
+        );
     }
 
     #[test]

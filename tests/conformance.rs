@@ -1,0 +1,104 @@
+//! Terminal conformance: byte fixtures fed to the emulator, checked against the grid and the
+//! replies the standards give (xterm's ctlseqs, DEC STD 070, the VT420/VT510 manuals). These
+//! guard in CI what the esctest2 suite measures (`benches/esctest.sh`), without the suite.
+
+use console2svg::term::Emulator;
+
+/// The emulator after `bytes`, at `cols`×`rows`.
+fn fed(cols: usize, rows: usize, bytes: &[u8]) -> Emulator {
+    let mut e = Emulator::new(cols, rows);
+    e.advance(bytes);
+    e.take_replies();
+    e
+}
+
+/// The reply to `query`, as text.
+fn reply(e: &mut Emulator, query: &[u8]) -> String {
+    e.advance(query);
+    String::from_utf8(e.take_replies()).unwrap()
+}
+
+/// DECRQCRA's reply for request `id` when the cells' character codes sum to `sum`: xterm's
+/// (before patch 279) `DCS Pid ! ~ XXXX ST`, the 16-bit two's complement of the sum.
+fn checksum_reply(id: u32, sum: u32) -> String {
+    format!("\x1bP{id}!~{:04X}\x1b\\", (sum as u16).wrapping_neg())
+}
+
+#[test]
+fn decrqcra_sums_the_character_codes_of_a_rectangle() {
+    let mut e = fed(10, 4, b"AB\r\ncd");
+    // One cell, a row's two cells, a 2×2 rectangle.
+    assert_eq!(
+        reply(&mut e, b"\x1b[1;1;1;1;1;1*y"),
+        checksum_reply(1, 'A' as u32)
+    );
+    assert_eq!(
+        reply(&mut e, b"\x1b[2;1;1;1;1;2*y"),
+        checksum_reply(2, 'A' as u32 + 'B' as u32)
+    );
+    assert_eq!(
+        reply(&mut e, b"\x1b[3;1;1;1;2;2*y"),
+        checksum_reply(3, "ABcd".chars().map(|c| c as u32).sum())
+    );
+    // A blank cell counts as a space (xterm; DEC terminals trim trailing blanks).
+    assert_eq!(
+        reply(&mut e, b"\x1b[4;1;3;1;3;1*y"),
+        checksum_reply(4, ' ' as u32)
+    );
+}
+
+#[test]
+fn decrqcra_defaults_to_the_whole_screen_and_clamps_to_it() {
+    let mut e = fed(4, 2, b"abcd\r\nefgh");
+    let all: u32 = "abcdefgh".chars().map(|c| c as u32).sum();
+    assert_eq!(reply(&mut e, b"\x1b[9*y"), checksum_reply(9, all));
+    assert_eq!(
+        reply(&mut e, b"\x1b[9;1;0;0;99;99*y"),
+        checksum_reply(9, all)
+    );
+    // Bottom above top: an empty rectangle sums to nothing.
+    assert_eq!(reply(&mut e, b"\x1b[5;1;2;1;1;4*y"), checksum_reply(5, 0));
+}
+
+#[test]
+fn decrqcra_answers_in_stream_order_across_reads() {
+    let mut e = fed(10, 2, b"");
+    // The request straddles two reads; the cell written before it counts, the one after not.
+    e.advance(b"X\x1b[7;1;1;1;1");
+    e.advance(b";2*yY");
+    let r = String::from_utf8(e.take_replies()).unwrap();
+    assert_eq!(r, checksum_reply(7, 'X' as u32 + ' ' as u32));
+}
+
+#[test]
+fn erase_and_edit_sequences_change_the_cells_the_checksum_sees() {
+    // ED 0 from the middle of a row, EL 1, ECH 2, ICH 1, DCH 1 (ctlseqs: CSI J, K, X, @, P).
+    let mut e = fed(6, 3, b"abcdef\r\nghijkl\r\nmnopqr");
+    let sum = |s: &str| s.chars().map(|c| c as u32).sum::<u32>();
+    e.advance(b"\x1b[2;3H\x1b[J");
+    assert_eq!(
+        reply(&mut e, b"\x1b[1;1;2;1;3;6*y"),
+        checksum_reply(1, sum("gh    ") + sum("      "))
+    );
+    e.advance(b"\x1b[1;3H\x1b[1K");
+    assert_eq!(
+        reply(&mut e, b"\x1b[2;1;1;1;1;6*y"),
+        checksum_reply(2, sum("   def"))
+    );
+    e.advance(b"\x1b[1;4H\x1b[2X");
+    assert_eq!(
+        reply(&mut e, b"\x1b[3;1;1;1;1;6*y"),
+        checksum_reply(3, sum("     f"))
+    );
+    let mut e = fed(6, 1, b"abcdef");
+    e.advance(b"\x1b[1;2H\x1b[@");
+    assert_eq!(
+        reply(&mut e, b"\x1b[4;1;1;1;1;6*y"),
+        checksum_reply(4, sum("a bcde"))
+    );
+    e.advance(b"\x1b[1;1H\x1b[P");
+    assert_eq!(
+        reply(&mut e, b"\x1b[5;1;1;1;1;6*y"),
+        checksum_reply(5, sum(" bcde "))
+    );
+}
