@@ -102,3 +102,31 @@ fn erase_and_edit_sequences_change_the_cells_the_checksum_sees() {
         checksum_reply(5, sum(" bcde "))
     );
 }
+
+#[test]
+fn decrqss_reports_the_sgr_in_effect() {
+    let mut e = fed(10, 2, b"");
+    // xterm's ctlseqs: DCS 1 $ r Pt ST for a valid request, Pt the setting's parameters and
+    // final characters; SGR is reported from the default, starting with 0.
+    assert_eq!(reply(&mut e, b"\x1bP$qm\x1b\\"), "\x1bP1$r0m\x1b\\");
+    e.advance(b"\x1b[1;3;4:3;31;48;5;200m");
+    assert_eq!(
+        reply(&mut e, b"\x1bP$qm\x1b\\"),
+        "\x1bP1$r0;1;3;4:3;31;48;5;200m\x1b\\"
+    );
+    e.advance(b"\x1b[0;7;92;48;2;1;2;3m");
+    assert_eq!(
+        reply(&mut e, b"\x1bP$qm\x1b\\"),
+        "\x1bP1$r0;7;92;48;2;1;2;3m\x1b\\"
+    );
+}
+
+#[test]
+fn decrqss_reports_the_cursor_style_and_refuses_what_it_does_not_know() {
+    let mut e = fed(10, 2, b"\x1b[4 q");
+    assert_eq!(reply(&mut e, b"\x1bP$q q\x1b\\"), "\x1bP1$r4 q\x1b\\");
+    e.advance(b"\x1b[5 q");
+    assert_eq!(reply(&mut e, b"\x1bP$q q\x1b\\"), "\x1bP1$r5 q\x1b\\");
+    // An unknown setting: DCS 0 $ r ST.
+    assert_eq!(reply(&mut e, b"\x1bP$q+q\x1b\\"), "\x1bP0$r\x1b\\");
+}

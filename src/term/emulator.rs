@@ -27,6 +27,46 @@ const DA1_ANSWER: &[u8] = b"\x1b[?62;22c";
 /// "status reports are understood here".
 const STATUS_PROBE_ANSWER: &[u8] = b"\x1b]7501;1";
 
+/// The SGR parameters that select `cell`'s attributes and colours from the default, starting
+/// with `0` (as xterm reports them to DECRQSS): 1 bold, 2 faint, 3 italic, 4 underline (`4:2`
+/// double, `4:3` curly, `4:4` dotted, `4:5` dashed), 5 blink, 7 inverse, 8 invisible, 9
+/// crossed out; colours as 30–37/90–97 (40–47/100–107), `38;5;n` or `38;2;r;g;b`.
+fn sgr_of(cell: &TermCell) -> String {
+    let mut out = vec!["0".to_string()];
+    let f = cell.flags;
+    for (flag, code) in [
+        (Flags::BOLD, "1"),
+        (Flags::DIM, "2"),
+        (Flags::ITALIC, "3"),
+        (Flags::UNDERLINE, "4"),
+        (Flags::DOUBLE_UNDERLINE, "4:2"),
+        (Flags::UNDERCURL, "4:3"),
+        (Flags::DOTTED_UNDERLINE, "4:4"),
+        (Flags::DASHED_UNDERLINE, "4:5"),
+        (Flags::INVERSE, "7"),
+        (Flags::HIDDEN, "8"),
+        (Flags::STRIKEOUT, "9"),
+    ] {
+        if f.contains(flag) {
+            out.push(code.to_string());
+        }
+    }
+    let colour = |c: ansi::Color, base: u16| -> Option<String> {
+        match c {
+            ansi::Color::Named(n) if (n as usize) < 8 => Some((base + n as u16).to_string()),
+            ansi::Color::Named(n) if (n as usize) < 16 => {
+                Some((base + 60 + n as u16 - 8).to_string())
+            }
+            ansi::Color::Named(_) => None,
+            ansi::Color::Indexed(i) => Some(format!("{};5;{i}", base + 8)),
+            ansi::Color::Spec(rgb) => Some(format!("{};2;{};{};{}", base + 8, rgb.r, rgb.g, rgb.b)),
+        }
+    };
+    out.extend(colour(cell.fg, 30));
+    out.extend(colour(cell.bg, 40));
+    out.join(";")
+}
+
 /// The kitty keyboard protocol's progressive-enhancement flags in effect (bit 1 disambiguate,
 /// 2 event types, 4 alternate keys, 8 all keys as escape codes, 16 associated text).
 fn kitty_flags(mode: TermMode) -> u8 {
@@ -212,6 +252,13 @@ impl Emulator {
                 let reply = format!("\x1bP{id}!~{sum:04X}\x1b\\");
                 self.replies.extend_from_slice(reply.as_bytes());
             }
+            Found::Setting(setting) => {
+                let reply = match self.setting(&setting) {
+                    Some(value) => [b"\x1bP1$r", value.as_bytes(), &setting, b"\x1b\\"].concat(),
+                    None => b"\x1bP0$r\x1b\\".to_vec(),
+                };
+                self.replies.extend_from_slice(&reply);
+            }
             Found::StatusProbe { bel } => {
                 self.replies.extend_from_slice(STATUS_PROBE_ANSWER);
                 self.replies
@@ -260,6 +307,26 @@ impl Emulator {
             }
         }
         (sum as u16).wrapping_neg()
+    }
+
+    /// The DECRQSS answer's value for the setting with final characters `setting` (xterm's
+    /// ctlseqs, "Request Selection or Setting"): `m` the SGR in effect (`0;1;38;2;1;2;3`),
+    /// ` q` the cursor style (DECSCUSR's `Ps`). `None` for a setting not reported here (the
+    /// answer is then `DCS 0 $ r ST`, "invalid request").
+    fn setting(&self, setting: &[u8]) -> Option<String> {
+        match setting {
+            b"m" => Some(sgr_of(&self.term.grid().cursor.template)),
+            b" q" => {
+                let style = self.term.cursor_style();
+                let base = match style.shape {
+                    TermCursorShape::Underline => 3,
+                    TermCursorShape::Beam => 5,
+                    _ => 1,
+                };
+                Some((base + u8::from(!style.blinking)).to_string())
+            }
+            _ => None,
+        }
     }
 
     /// How many LF bytes (0x0A) the program has written since the start: a monotonic measure

@@ -1,6 +1,7 @@
 //! Sequences alacritty_terminal does not act on, picked out of the byte stream before it is
 //! parsed: XTVERSION (`CSI > Ps q`, xterm's "report version"), DECRQCRA (`CSI Pi ; Pp ; Pt ;
-//! Pl ; Pb ; Pr * y`, VT420 "request checksum of rectangular area") and OSC 7501 program status
+//! Pl ; Pb ; Pr * y`, VT420 "request checksum of rectangular area"), DECRQSS (`DCS $ q Pt
+//! ST`, "request selection or setting") and OSC 7501 program status
 //! (`ESC ] 7501 ; state=<s>[:kind=<k>][:msg=<base64>] ST`, and its `?` probe) and OSC 9;4
 //! progress (`ESC ] 9 ; 4 ; <0-4> [; <pct>] ST`); see shared/notes/agents.md, "In-band
 //! signals". Sequences may straddle reads: an unfinished
@@ -34,6 +35,9 @@ pub enum Found {
     /// inclusive; 0 where the parameter was absent or 0, which means the screen's edge),
     /// answered with request id `id`. The page parameter is ignored (one page).
     Checksum { id: u32, area: [u16; 4] },
+    /// DECRQSS: a request for the setting named by the final characters `setting` (`m` SGR,
+    /// ` q` DECSCUSR, `r` DECSTBM, …), at most 4 bytes.
+    Setting(Vec<u8>),
     /// The OSC 7501 `?` probe; `bel` when it ended with BEL rather than ST.
     StatusProbe { bel: bool },
     /// An OSC 7501 status report.
@@ -101,6 +105,7 @@ fn parse_at(data: &[u8], p: usize) -> Parse {
             Parse::NotOurs => parse_decrqcra(data, p + 2),
             other => other,
         },
+        Some(b'P') => parse_decrqss(data, p + 2),
         Some(b']') => match parse_osc_7501(data, p + 2) {
             Parse::NotOurs => parse_osc_progress(data, p + 2),
             other => other,
@@ -164,6 +169,34 @@ fn parse_decrqcra(data: &[u8], mut i: usize) -> Parse {
             Parse::Done(i + 2, Some(found))
         }
         _ => Parse::NotOurs,
+    }
+}
+
+/// After `ESC P`: DECRQSS, `$ q`, the setting's final characters (at most 4), `ESC \`.
+fn parse_decrqss(data: &[u8], i: usize) -> Parse {
+    match (data.get(i), data.get(i + 1)) {
+        (None, _) | (Some(b'$'), None) => return Parse::Incomplete,
+        (Some(b'$'), Some(b'q')) => {}
+        _ => return Parse::NotOurs,
+    }
+    let body = i + 2;
+    let mut j = body;
+    loop {
+        match data.get(j) {
+            None => return Parse::Incomplete,
+            Some(&ESC) => {
+                return match data.get(j + 1) {
+                    None => Parse::Incomplete,
+                    Some(b'\\') if j - body <= 4 => {
+                        Parse::Done(j + 2, Some(Found::Setting(data[body..j].to_vec())))
+                    }
+                    // Too long to be a setting, or cancelled by another sequence.
+                    Some(_) => Parse::Done(j, None),
+                };
+            }
+            Some(_) if j - body > 4 => return Parse::NotOurs,
+            Some(_) => j += 1,
+        }
     }
 }
 
@@ -305,6 +338,21 @@ mod tests {
                     id: 0,
                     area: [0, 0, 0, 0]
                 },
+            ]
+        );
+    }
+
+    #[test]
+    fn reads_setting_requests() {
+        assert_eq!(
+            all(&[
+                b"\x1bP$qm\x1b\\\x1bP$",
+                b"q q\x1b",
+                b"\\\x1bP$qtoolong\x1b\\"
+            ]),
+            [
+                Found::Setting(b"m".to_vec()),
+                Found::Setting(b" q".to_vec())
             ]
         );
     }
