@@ -7,6 +7,8 @@
 //! - [`pty`]: spawning in a PTY, environment policy, exit status; [`pty::pump`] the one PTY pump
 //!   capture and host sessions share; [`pty::group`] batched process-group signalling.
 //! - [`render`]: `Screen` + appearance → SVG (layout, themes, window chrome, fonts, geometry).
+//! - [`mask`]: secret masking on a `Screen` (or a text) before rendering: auto rules, `--mask`,
+//!   gitleaks-format rule files. A safety net, not a guarantee.
 //! - [`capture`]: a one-shot capture: the pump run blocking (or a pipe) → emulator → screen.
 //! - [`duration`]: durations as people write them (`500ms`, `2s`, `3m`), parsed and formatted.
 //! - [`host`]: the generic session host: socket server (requests in acceptance order), registry,
@@ -31,6 +33,7 @@ pub mod duration;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod host;
+pub mod mask;
 pub mod options;
 pub mod output;
 pub mod pty;

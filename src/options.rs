@@ -16,6 +16,10 @@ use crate::render::{
 };
 use crate::term::Rgb;
 
+macro_rules! overlay_fields {
+    ($base:expr, $top:expr, $($f:ident),*) => { $( if $top.$f.is_some() { $base.$f = $top.$f.clone(); } )* };
+}
+
 /// Terminal size options.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
@@ -99,10 +103,77 @@ pub struct Options {
     pub terminal: Option<TerminalOptions>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub appearance: Option<AppearanceOptions>,
+    /// `render:` (masking), as in the original's config document.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub render: Option<RenderOptions>,
 }
 
-macro_rules! overlay_fields {
-    ($base:expr, $top:expr, $($f:ident),*) => { $( if $top.$f.is_some() { $base.$f = $top.$f.clone(); } )* };
+// ---- Still-picture options: masking (and crop), applied to a screen before rendering. ----
+
+/// The `render:` section (shared/spec/console2svg-contract.md, "Config document").
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct RenderOptions {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub masking: Option<MaskingOptions>,
+}
+
+/// `render.masking` (`--mask-auto`, `--mask`, `--mask-rules`); see [`crate::mask`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct MaskingOptions {
+    /// The built-in rules (default true).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auto: Option<bool>,
+    /// `--mask` patterns: regexes, or `literal:TEXT`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub strings: Option<Vec<String>>,
+    /// gitleaks-format TOML rule files (`--mask-rules`), relative to the working directory.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rules: Option<Vec<String>>,
+}
+
+impl MaskingOptions {
+    /// `top` over `self`, key by key; arrays replace.
+    pub fn overlay(&self, top: &MaskingOptions) -> MaskingOptions {
+        let mut out = self.clone();
+        overlay_fields!(out, top, auto, strings, rules);
+        out
+    }
+
+    /// The masker these options describe: auto rules unless `auto: false`, the patterns,
+    /// then the rules files in order.
+    ///
+    /// Errors: an invalid pattern or rule (naming the rule id and the regex), an unreadable
+    /// or invalid rules file (naming the file).
+    pub fn masker(&self) -> Result<crate::mask::Masker, String> {
+        let strings = self.strings.clone().unwrap_or_default();
+        let mut m = crate::mask::Masker::new(self.auto.unwrap_or(true), &strings)
+            .map_err(|e| e.to_string())?;
+        for file in self.rules.iter().flatten() {
+            let text = std::fs::read_to_string(file)
+                .map_err(|e| format!("cannot read mask rules {file}: {e}"))?;
+            m.extend(crate::mask::rules::gitleaks_rules(&text, file).map_err(|e| e.to_string())?);
+        }
+        Ok(m)
+    }
+}
+
+impl RenderOptions {
+    /// `top` over `self`, key by key.
+    pub fn overlay(&self, top: &RenderOptions) -> RenderOptions {
+        RenderOptions {
+            masking: overlay_opt(&self.masking, &top.masking, MaskingOptions::overlay),
+        }
+    }
+}
+
+/// Two optional sections stacked: both set → `merge`, else whichever is set.
+fn overlay_opt<T: Clone>(a: &Option<T>, b: &Option<T>, merge: fn(&T, &T) -> T) -> Option<T> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(merge(a, b)),
+        (a, b) => b.clone().or_else(|| a.clone()),
+    }
 }
 
 impl TerminalOptions {
@@ -400,7 +471,16 @@ impl Options {
         Options {
             terminal,
             appearance,
+            render: overlay_opt(&self.render, &top.render, RenderOptions::overlay),
         }
+    }
+
+    /// The masking options (empty when absent: auto rules on).
+    pub fn masking(&self) -> MaskingOptions {
+        self.render
+            .as_ref()
+            .and_then(|r| r.masking.clone())
+            .unwrap_or_default()
     }
 
     /// The appearance section (empty when absent).

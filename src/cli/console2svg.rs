@@ -25,6 +25,8 @@ const SUBCOMMANDS: &[&str] = &[
     "status",
     "llm",
     "completions",
+    "mask",
+    "batch",
     "help",
     "__host",
 ];
@@ -78,6 +80,11 @@ enum Command {
         #[command(subcommand)]
         command: ThemeCommand,
     },
+    /// Secret masking: `mask test TEXT` shows which rule fires on a text.
+    Mask {
+        #[command(subcommand)]
+        command: MaskCommand,
+    },
     /// Print a shell completion script.
     Completions {
         /// The shell.
@@ -94,6 +101,20 @@ enum ThemeCommand {
     List {
         #[arg(long, value_enum, default_value_t = ListFormat::Table)]
         format: ListFormat,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum MaskCommand {
+    /// Show which rules fire on TEXT and what they mask (to track down false positives).
+    Test {
+        /// The text to test (use \n for line breaks in the shell's quoting).
+        text: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        still: super::still::StillArgs,
     },
 }
 
@@ -144,6 +165,8 @@ struct CaptureArgs {
     no_delete_envs: bool,
     #[command(flatten)]
     appearance: super::appearance::AppearanceArgs,
+    #[command(flatten)]
+    still: super::still::StillArgs,
     /// The command; a single argument is a shell command line. Without one, stdin is read as terminal output.
     #[arg(
         trailing_var_arg = true,
@@ -218,6 +241,9 @@ pub fn main() -> Result<(), CliError> {
         Command::Host => crate::host::server::run(vec![crate::termio::service::extension()])
             .map_err(CliError::new),
         Command::Capture(args) => run_capture(*args, cli.config),
+        Command::Mask {
+            command: MaskCommand::Test { text, json, still },
+        } => mask_test(&text, json, &still, cli.config),
         Command::Theme {
             command: ThemeCommand::List { format },
         } => {
@@ -268,6 +294,8 @@ fn run_capture(args: CaptureArgs, config: Option<PathBuf>) -> Result<(), CliErro
         .appearance()
         .overlay(&args.appearance.to_options())
         .resolve(Some(&command))?;
+    let still = config.overlay(&args.still.to_options());
+    let masker = still.masking().masker()?;
     // Flags, then the config file's terminal size, then 100 × 24.
     let terminal = config.terminal();
     let check = |v: Option<u16>, what: &str| match v {
@@ -323,6 +351,7 @@ fn run_capture(args: CaptureArgs, config: Option<PathBuf>) -> Result<(), CliErro
     if args.appearance.no_cursor {
         full.cursor.visible = false;
     }
+    masker.mask_screen(&mut full);
     let screen = if height.is_some() {
         full.into_viewport()
     } else {
@@ -362,6 +391,43 @@ fn run_capture(args: CaptureArgs, config: Option<PathBuf>) -> Result<(), CliErro
         ))?;
     }
     Ok(())
+}
+
+/// `mask test TEXT`: the text as masked, and every finding with its rule.
+fn mask_test(
+    text: &str,
+    json: bool,
+    still: &super::still::StillArgs,
+    config: Option<PathBuf>,
+) -> Result<(), CliError> {
+    let options = crate::options::load_config(config.as_deref())?.overlay(&still.to_options());
+    let masker = options.masking().masker()?;
+    let findings = masker.find(text);
+    let masked = masker.mask_text(text);
+    if json {
+        let list: Vec<_> = findings
+            .iter()
+            .map(|f| json!({"rule": f.rule, "start": f.range.start, "end": f.range.end, "text": &text[f.range.clone()]}))
+            .collect();
+        return super::print_stdout(&format!(
+            "{}\n",
+            json!({"schemaVersion": 1, "masked": masked, "findings": list})
+        ));
+    }
+    let mut out = format!("{masked}\n");
+    if findings.is_empty() {
+        out.push_str("no rule fires\n");
+    }
+    for f in &findings {
+        out.push_str(&format!(
+            "{}: {:?} (bytes {}..{})\n",
+            f.rule,
+            &text[f.range.clone()],
+            f.range.start,
+            f.range.end
+        ));
+    }
+    super::print_stdout(&out)
 }
 
 /// The `capture --json` reply (contract: `capture --json`).

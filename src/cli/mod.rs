@@ -5,6 +5,7 @@ pub mod appearance;
 pub mod console2svg;
 pub mod scenario;
 pub mod session;
+pub mod still;
 pub mod termio;
 pub mod termio_setup;
 

@@ -54,12 +54,16 @@ pub enum SessionCommand {
         scale: f32,
         #[command(flatten)]
         appearance: Box<super::appearance::AppearanceArgs>,
+        #[command(flatten)]
+        still: Box<super::still::StillArgs>,
     },
     /// Render the current screen to a private temporary SVG and print its path.
     Inspect {
         id: String,
         #[command(flatten)]
         appearance: Box<super::appearance::AppearanceArgs>,
+        #[command(flatten)]
+        still: Box<super::still::StillArgs>,
     },
     /// Write the session's journal as a scenario document (YAML; JSON for .json).
     Export {
@@ -253,8 +257,19 @@ pub fn run(
             out,
             scale,
             appearance,
-        } => emit(capture(&id, Some((&out, scale)), &appearance, config)),
-        SessionCommand::Inspect { id, appearance } => emit(capture(&id, None, &appearance, config)),
+            still,
+        } => emit(capture(
+            &id,
+            Some((&out, scale)),
+            &appearance,
+            &still,
+            config,
+        )),
+        SessionCommand::Inspect {
+            id,
+            appearance,
+            still,
+        } => emit(capture(&id, None, &appearance, &still, config)),
         SessionCommand::Export { id, out } => emit(export(&id, &out)),
         SessionCommand::Stop { id: Some(id), .. } => emit(client::request(&Request::Stop { id })),
         SessionCommand::Stop { id: None, yes, .. } => {
@@ -470,13 +485,17 @@ fn capture(
     id: &str,
     out: Option<(&std::path::Path, f32)>,
     args: &super::appearance::AppearanceArgs,
+    still: &super::still::StillArgs,
     config: Option<&std::path::Path>,
 ) -> Result<Value, HostError> {
     use crate::render::{self, fonts::Fonts};
-    let options = crate::options::load_config(config)
-        .map_err(err(ErrorCode::InvalidRequest))?
-        .appearance()
-        .overlay(&args.to_options());
+    let config = crate::options::load_config(config).map_err(err(ErrorCode::InvalidRequest))?;
+    let masker = config
+        .overlay(&still.to_options())
+        .masking()
+        .masker()
+        .map_err(err(ErrorCode::InvalidRequest))?;
+    let options = config.appearance().overlay(&args.to_options());
     let appearance = options
         .resolve(None)
         .map_err(err(ErrorCode::InvalidRequest))?;
@@ -497,6 +516,7 @@ fn capture(
     if args.no_cursor {
         screen.cursor.visible = false;
     }
+    masker.mask_screen(&mut screen);
     let fonts = Fonts::new();
     let state = snap["state"].clone();
     match out {

@@ -105,9 +105,12 @@ pub fn from_journal(entries: &[Entry], doc_dir: &Path) -> Result<Document, Strin
                         output: relative(&Path::new(capture_cwd).join(output), doc_dir),
                         scale: *scale,
                     },
-                    options: (**options != AppearanceOptions::default()).then(|| Options {
-                        terminal: None,
-                        appearance: Some((**options).clone()),
+                    options: (**options != AppearanceOptions::default()).then(|| {
+                        Box::new(Options {
+                            terminal: None,
+                            appearance: Some((**options).clone()),
+                            render: None,
+                        })
                     }),
                 });
             }
@@ -122,6 +125,7 @@ pub fn from_journal(entries: &[Entry], doc_dir: &Path) -> Result<Document, Strin
                 height: Some(*height),
             }),
             appearance: None,
+            render: None,
         }),
         scenario: Scenario {
             working_dir: Some(WorkingDir {

@@ -120,8 +120,12 @@ pub fn run(path: &Path, opts: &RunOptions) -> Result<Outcome, String> {
         );
     for (i, step) in doc.scenario.execute.iter().enumerate() {
         if let Step::Capture { options, .. } = step {
-            capture_options(&config, &doc_options, options.as_ref())
+            capture_options(&config, &doc_options, options.as_deref())
                 .resolve(None)
+                .map_err(|e| format!("{label}: execute[{i}] (capture): {e}"))?;
+            still_options(&config, &doc_options, options.as_deref())
+                .masking()
+                .masker()
                 .map_err(|e| format!("{label}: execute[{i}] (capture): {e}"))?;
         }
     }
@@ -222,6 +226,12 @@ fn capture_options(
         o = o.overlay(&s.appearance());
     }
     o
+}
+
+/// The still-picture options (masking) of one capture: config, document (+ launch), step.
+fn still_options(config: &Options, doc_options: &Options, step: Option<&Options>) -> Options {
+    let o = config.overlay(doc_options);
+    step.map_or(o.clone(), |s| o.overlay(s))
 }
 
 struct Runner<'a> {
@@ -373,7 +383,7 @@ impl Runner<'_> {
                 Ok(())
             }
             Step::Capture { args, options } => {
-                self.capture(&args.output, args.scale.unwrap_or(1.0), options.as_ref())
+                self.capture(&args.output, args.scale.unwrap_or(1.0), options.as_deref())
             }
             Step::Command { command } => self.shell(command),
         }
@@ -456,6 +466,10 @@ impl Runner<'_> {
         if options.cursor == Some(false) {
             screen.cursor.visible = false;
         }
+        still_options(&self.config, &self.doc_options, step)
+            .masking()
+            .masker()?
+            .mask_screen(&mut screen);
         let fonts = self.fonts.get_or_insert_with(Fonts::new);
         let bytes = crate::output::Format::from_path(std::path::Path::new(output))?.render(
             &screen,

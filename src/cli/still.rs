@@ -1,0 +1,55 @@
+//! The still-picture flags shared by `capture`, `session capture` and `session inspect`:
+//! secret masking (and crop), mapped onto [`Options`] (which a config file and a scenario can
+//! also set). Facts: shared/spec/console2svg-contract.md, "Masking".
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::options::{MaskingOptions, Options, RenderOptions};
+
+/// Masking flags.
+#[derive(Args, Debug, Clone, Default)]
+pub struct StillArgs {
+    /// Mask text matching PATTERN with `*` (a regex; `literal:TEXT` for exact text); repeatable.
+    #[arg(long = "mask", value_name = "PATTERN")]
+    pub mask: Vec<String>,
+    /// Mask secrets the built-in rules find (tokens, keys, credential URLs, e-mail local parts,
+    /// home directories…): true (default) or false. Masking is a safety net, not a guarantee.
+    #[arg(long = "mask-auto", value_name = "BOOL", num_args = 0..=1,
+          default_missing_value = "true", value_parser = parse_bool)]
+    pub mask_auto: Option<bool>,
+    /// More mask rules from a gitleaks-format TOML file (`[[rules]]` id/regex/secretGroup/keywords); repeatable.
+    #[arg(long = "mask-rules", value_name = "FILE")]
+    pub mask_rules: Vec<PathBuf>,
+}
+
+impl StillArgs {
+    /// The options these flags set (flags not given set nothing, so lower layers show).
+    pub fn to_options(&self) -> Options {
+        let masking = MaskingOptions {
+            auto: self.mask_auto,
+            strings: (!self.mask.is_empty()).then(|| self.mask.clone()),
+            rules: (!self.mask_rules.is_empty()).then(|| {
+                self.mask_rules
+                    .iter()
+                    .map(|p| p.to_string_lossy().into_owned())
+                    .collect()
+            }),
+        };
+        Options {
+            render: (masking != MaskingOptions::default()).then_some(RenderOptions {
+                masking: Some(masking),
+            }),
+            ..Options::default()
+        }
+    }
+}
+
+fn parse_bool(s: &str) -> Result<bool, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "true" | "yes" | "on" | "1" => Ok(true),
+        "false" | "no" | "off" | "0" => Ok(false),
+        _ => Err(format!("'{s}' is not true or false")),
+    }
+}
