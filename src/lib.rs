@@ -9,6 +9,7 @@
 //! - [`render`]: `Screen` + appearance → SVG (layout, themes, window chrome, fonts, geometry).
 //! - [`mask`]: secret masking on a `Screen` (or a text) before rendering: auto rules, `--mask`,
 //!   gitleaks-format rule files. A safety net, not a guarantee.
+//! - [`crop`]: cropping a `Screen` by px, cells or text patterns (`--crop-*`).
 //! - [`capture`]: a one-shot capture: the pump run blocking (or a pipe) → emulator → screen.
 //! - [`duration`]: durations as people write them (`500ms`, `2s`, `3m`), parsed and formatted.
 //! - [`host`]: the generic session host: socket server (requests in acceptance order), registry,
@@ -28,6 +29,7 @@
 
 pub mod capture;
 pub mod cli;
+pub mod crop;
 pub mod duration;
 /// The fuzzing harness shared by `fuzz/` and `tests/fuzz_props.rs`; not a public interface.
 #[doc(hidden)]

@@ -106,6 +106,9 @@ pub struct Options {
     /// `render:` (masking), as in the original's config document.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub render: Option<RenderOptions>,
+    /// `capture:` (crop), as in the original's config document.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capture: Option<CaptureOptions>,
 }
 
 // ---- Still-picture options: masking (and crop), applied to a screen before rendering. ----
@@ -165,6 +168,99 @@ impl RenderOptions {
         RenderOptions {
             masking: overlay_opt(&self.masking, &top.masking, MaskingOptions::overlay),
         }
+    }
+}
+
+/// The `capture:` section (shared/spec/console2svg-contract.md, "Config document").
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct CaptureOptions {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub crop: Option<CropOptions>,
+}
+
+/// `capture.crop`: the `--crop-*` strings (see [`crate::crop`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct CropOptions {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub top: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub right: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bottom: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub left: Option<String>,
+}
+
+impl CropOptions {
+    /// `top` over `self`, edge by edge.
+    pub fn overlay(&self, top: &CropOptions) -> CropOptions {
+        let mut out = self.clone();
+        overlay_fields!(out, top, top, right, bottom, left);
+        out
+    }
+
+    /// The parsed crop.
+    ///
+    /// Errors: the option and what is wrong with its value (`crop-top: '10em': unknown crop
+    /// unit 'em' …`).
+    pub fn parse(&self) -> Result<crate::crop::Crop, String> {
+        use crate::crop::{parse_edge, parse_side};
+        let edge = |name: &str, v: &Option<String>| {
+            v.as_deref()
+                .map(|s| parse_edge(s).map_err(|e| format!("crop-{name}: {e}")))
+                .transpose()
+        };
+        let side = |name: &str, v: &Option<String>| {
+            v.as_deref()
+                .map(|s| parse_side(s).map_err(|e| format!("crop-{name}: {e}")))
+                .transpose()
+        };
+        Ok(crate::crop::Crop {
+            top: edge("top", &self.top)?,
+            bottom: edge("bottom", &self.bottom)?,
+            left: side("left", &self.left)?,
+            right: side("right", &self.right)?,
+        })
+    }
+}
+
+impl CaptureOptions {
+    /// `top` over `self`, key by key.
+    pub fn overlay(&self, top: &CaptureOptions) -> CaptureOptions {
+        CaptureOptions {
+            crop: overlay_opt(&self.crop, &top.crop, CropOptions::overlay),
+        }
+    }
+}
+
+/// Masking and crop, resolved: what every still path (capture, `session capture`/`inspect`,
+/// scenario captures) applies to a screen before rendering.
+#[derive(Debug, Clone, Default)]
+pub struct Still {
+    pub masker: crate::mask::Masker,
+    pub crop: crate::crop::Crop,
+}
+
+impl Still {
+    /// `screen` prepared for rendering: the crop window is found in `rows` (the rows that
+    /// would be drawn) on the plain text, the whole screen is masked (so a secret wrapped
+    /// across the edge of `rows` is still found), then cut to the window. Pixel crops use
+    /// `appearance`'s cell size.
+    ///
+    /// Errors: as [`crate::crop::Crop::window`].
+    pub fn apply(
+        &self,
+        mut screen: crate::term::Screen,
+        rows: std::ops::Range<usize>,
+        appearance: &Appearance,
+        fonts: &render::fonts::Fonts,
+    ) -> Result<crate::term::Screen, String> {
+        let cell = render::layout::CellMetrics::new(&fonts.metrics(), appearance.font_size);
+        let window = self.crop.window(&screen, rows, cell.width, cell.height)?;
+        self.masker.mask_screen(&mut screen);
+        Ok(window.apply(screen))
     }
 }
 
@@ -472,7 +568,23 @@ impl Options {
             terminal,
             appearance,
             render: overlay_opt(&self.render, &top.render, RenderOptions::overlay),
+            capture: overlay_opt(&self.capture, &top.capture, CaptureOptions::overlay),
         }
+    }
+
+    /// Masking and crop (see [`Still`]).
+    ///
+    /// Errors: as [`MaskingOptions::masker`] and [`CropOptions::parse`].
+    pub fn still(&self) -> Result<Still, String> {
+        let crop = self
+            .capture
+            .as_ref()
+            .and_then(|c| c.crop.clone())
+            .unwrap_or_default();
+        Ok(Still {
+            masker: self.masking().masker()?,
+            crop: crop.parse()?,
+        })
     }
 
     /// The masking options (empty when absent: auto rules on).

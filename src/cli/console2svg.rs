@@ -294,8 +294,7 @@ fn run_capture(args: CaptureArgs, config: Option<PathBuf>) -> Result<(), CliErro
         .appearance()
         .overlay(&args.appearance.to_options())
         .resolve(Some(&command))?;
-    let still = config.overlay(&args.still.to_options());
-    let masker = still.masking().masker()?;
+    let still = config.overlay(&args.still.to_options()).still()?;
     // Flags, then the config file's terminal size, then 100 × 24.
     let terminal = config.terminal();
     let check = |v: Option<u16>, what: &str| match v {
@@ -351,13 +350,14 @@ fn run_capture(args: CaptureArgs, config: Option<PathBuf>) -> Result<(), CliErro
     if args.appearance.no_cursor {
         full.cursor.visible = false;
     }
-    masker.mask_screen(&mut full);
-    let screen = if height.is_some() {
-        full.into_viewport()
+    let rows = if height.is_some() {
+        full.viewport_rows()
     } else {
-        full.into_content()
+        full.content_rows()
     };
-    let bytes = format.render(&screen, &appearance, &Fonts::new(), args.scale)?;
+    let fonts = Fonts::new();
+    let screen = still.apply(full, rows, &appearance, &fonts)?;
+    let bytes = format.render(&screen, &appearance, &fonts, args.scale)?;
     if args.stdout {
         let mut out = std::io::stdout().lock();
         out.write_all(&bytes)

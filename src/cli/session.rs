@@ -490,10 +490,9 @@ fn capture(
 ) -> Result<Value, HostError> {
     use crate::render::{self, fonts::Fonts};
     let config = crate::options::load_config(config).map_err(err(ErrorCode::InvalidRequest))?;
-    let masker = config
+    let still = config
         .overlay(&still.to_options())
-        .masking()
-        .masker()
+        .still()
         .map_err(err(ErrorCode::InvalidRequest))?;
     let options = config.appearance().overlay(&args.to_options());
     let appearance = options
@@ -516,8 +515,11 @@ fn capture(
     if args.no_cursor {
         screen.cursor.visible = false;
     }
-    masker.mask_screen(&mut screen);
     let fonts = Fonts::new();
+    let rows = 0..screen.rows.len();
+    let screen = still
+        .apply(screen, rows, &appearance, &fonts)
+        .map_err(err(ErrorCode::InvalidRequest))?;
     let state = snap["state"].clone();
     match out {
         Some((out, scale)) => {

@@ -1,16 +1,28 @@
 //! The still-picture flags shared by `capture`, `session capture` and `session inspect`:
-//! secret masking (and crop), mapped onto [`Options`] (which a config file and a scenario can
-//! also set). Facts: shared/spec/console2svg-contract.md, "Masking".
+//! secret masking and crop, mapped onto [`Options`] (which a config file and a scenario can
+//! also set). Facts: shared/spec/console2svg-contract.md, "Masking" and "Crop syntax".
 
 use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::options::{MaskingOptions, Options, RenderOptions};
+use crate::options::{CaptureOptions, CropOptions, MaskingOptions, Options, RenderOptions};
 
-/// Masking flags.
+/// Masking and crop flags.
 #[derive(Args, Debug, Clone, Default)]
 pub struct StillArgs {
+    /// Crop the top: Npx, Nch (rows), a number (px), or TEXT / TEXT:N (from the first row holding TEXT, moved N rows; the last ':' splits; prefix text: to force a pattern).
+    #[arg(long, value_name = "CROP", allow_hyphen_values = true)]
+    pub crop_top: Option<String>,
+    /// Crop the bottom: as --crop-top (TEXT[:N] keeps up to that row).
+    #[arg(long, value_name = "CROP", allow_hyphen_values = true)]
+    pub crop_bottom: Option<String>,
+    /// Crop the left: Npx, Nch (columns) or a number (px).
+    #[arg(long, value_name = "CROP", allow_hyphen_values = true)]
+    pub crop_left: Option<String>,
+    /// Crop the right: Npx, Nch (columns) or a number (px).
+    #[arg(long, value_name = "CROP", allow_hyphen_values = true)]
+    pub crop_right: Option<String>,
     /// Mask text matching PATTERN with `*` (a regex; `literal:TEXT` for exact text); repeatable.
     #[arg(long = "mask", value_name = "PATTERN")]
     pub mask: Vec<String>,
@@ -37,10 +49,18 @@ impl StillArgs {
                     .collect()
             }),
         };
+        let crop = CropOptions {
+            top: self.crop_top.clone(),
+            right: self.crop_right.clone(),
+            bottom: self.crop_bottom.clone(),
+            left: self.crop_left.clone(),
+        };
         Options {
             render: (masking != MaskingOptions::default()).then_some(RenderOptions {
                 masking: Some(masking),
             }),
+            capture: (crop != CropOptions::default())
+                .then_some(CaptureOptions { crop: Some(crop) }),
             ..Options::default()
         }
     }

@@ -110,6 +110,7 @@ pub fn from_journal(entries: &[Entry], doc_dir: &Path) -> Result<Document, Strin
                             terminal: None,
                             appearance: Some((**options).clone()),
                             render: None,
+                            capture: None,
                         })
                     }),
                 });
@@ -126,6 +127,7 @@ pub fn from_journal(entries: &[Entry], doc_dir: &Path) -> Result<Document, Strin
             }),
             appearance: None,
             render: None,
+            capture: None,
         }),
         scenario: Scenario {
             working_dir: Some(WorkingDir {

@@ -124,8 +124,7 @@ pub fn run(path: &Path, opts: &RunOptions) -> Result<Outcome, String> {
                 .resolve(None)
                 .map_err(|e| format!("{label}: execute[{i}] (capture): {e}"))?;
             still_options(&config, &doc_options, options.as_deref())
-                .masking()
-                .masker()
+                .still()
                 .map_err(|e| format!("{label}: execute[{i}] (capture): {e}"))?;
         }
     }
@@ -228,7 +227,7 @@ fn capture_options(
     o
 }
 
-/// The still-picture options (masking) of one capture: config, document (+ launch), step.
+/// The still-picture options (masking, crop) of one capture: config, document (+ launch), step.
 fn still_options(config: &Options, doc_options: &Options, step: Option<&Options>) -> Options {
     let o = config.overlay(doc_options);
     step.map_or(o.clone(), |s| o.overlay(s))
@@ -466,11 +465,10 @@ impl Runner<'_> {
         if options.cursor == Some(false) {
             screen.cursor.visible = false;
         }
-        still_options(&self.config, &self.doc_options, step)
-            .masking()
-            .masker()?
-            .mask_screen(&mut screen);
+        let still = still_options(&self.config, &self.doc_options, step).still()?;
         let fonts = self.fonts.get_or_insert_with(Fonts::new);
+        let rows = 0..screen.rows.len();
+        let screen = still.apply(screen, rows, &appearance, fonts)?;
         let bytes = crate::output::Format::from_path(std::path::Path::new(output))?.render(
             &screen,
             &appearance,

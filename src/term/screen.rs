@@ -289,11 +289,22 @@ impl Screen {
     /// cursor is visible and lower; at least one row. This is how a capture without `-h` grows
     /// the image to the content.
     pub fn into_content(self) -> Screen {
+        let rows = self.content_rows();
+        self.into_rows(rows.start, rows.end)
+    }
+
+    /// The rows [`Screen::into_content`] keeps.
+    pub fn content_rows(&self) -> std::ops::Range<usize> {
         let mut end = self.last_content_row().map_or(0, |r| r + 1);
         if self.cursor.visible {
             end = end.max(self.cursor.row + 1);
         }
-        self.into_rows(0, end.max(1))
+        0..end.max(1)
+    }
+
+    /// The rows [`Screen::into_viewport`] keeps.
+    pub fn viewport_rows(&self) -> std::ops::Range<usize> {
+        self.scrollback_rows..self.rows.len()
     }
 
     /// Index of the last row that holds anything visible (text or a non-default background),
