@@ -24,9 +24,12 @@
 //! - [`options`]: appearance and terminal options as data (flags, config file, scenarios) and how they stack.
 //! - [`output`]: artifact formats and atomic file writes.
 //! - [`status`]: the `status` report (fonts and fallbacks, renderers, themes, colour environment).
+//! - [`batch`]: `batch markdown` (regenerate and re-link every docs picture a Markdown tree's
+//!   markers ask for) and `batch restore` (assets back from a manifest).
 //! - [`cli`]: clap definitions and printing for the binaries; wires termio's extension into the
 //!   host; no logic beyond argument mapping.
 
+pub mod batch;
 pub mod capture;
 pub mod cli;
 pub mod crop;

@@ -80,6 +80,11 @@ enum Command {
         #[command(subcommand)]
         command: ThemeCommand,
     },
+    /// Keep docs pictures in sync: `batch markdown` regenerates every marker's picture, `batch restore` puts a manifest's assets back.
+    Batch {
+        #[command(subcommand)]
+        command: super::batch::BatchCommand,
+    },
     /// Secret masking: `mask test TEXT` shows which rule fires on a text.
     Mask {
         #[command(subcommand)]
@@ -241,6 +246,7 @@ pub fn main() -> Result<(), CliError> {
         Command::Host => crate::host::server::run(vec![crate::termio::service::extension()])
             .map_err(CliError::new),
         Command::Capture(args) => run_capture(*args, cli.config),
+        Command::Batch { command } => super::batch::run(command, cli.config),
         Command::Mask {
             command: MaskCommand::Test { text, json, still },
         } => mask_test(&text, json, &still, cli.config),

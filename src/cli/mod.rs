@@ -2,6 +2,7 @@
 //! mapping arguments onto the library.
 
 pub mod appearance;
+pub mod batch;
 pub mod console2svg;
 pub mod scenario;
 pub mod session;
