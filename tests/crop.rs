@@ -152,6 +152,17 @@ fn session_capture_and_scenario_captures_crop() {
     let svg = std::fs::read_to_string(v["artifact"]["path"].as_str().unwrap()).unwrap();
     assert_col(&svg, 0, "a", 2);
     assert!(!svg.contains("Host") && !svg.contains("end"));
+    // The crop and masking flags are journaled: the exported scenario repeats them.
+    let v = h.ok(&["export", &id, "-o", "e.yaml"]);
+    let exported = std::fs::read_to_string(v["path"].as_str().unwrap()).unwrap();
+    assert!(
+        exported.contains("crop:") && exported.contains("top: Host::1"),
+        "{exported}"
+    );
+    h.ok(&["capture", &id, "-o", "m.svg", "--mask-auto", "false"]);
+    let v = h.ok(&["export", &id, "-o", "e2.yaml"]);
+    let exported = std::fs::read_to_string(v["path"].as_str().unwrap()).unwrap();
+    assert!(exported.contains("auto: false"), "{exported}");
     let v = h.fails(
         &["capture", &id, "-o", "t.svg", "--crop-top", "nowhere"],
         "invalid_request",

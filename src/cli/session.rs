@@ -490,8 +490,21 @@ fn capture(
 ) -> Result<Value, HostError> {
     use crate::render::{self, fonts::Fonts};
     let config = crate::options::load_config(config).map_err(err(ErrorCode::InvalidRequest))?;
+    let mut still_flags = still.to_options();
+    if let Some(rules) = still_flags
+        .render
+        .as_mut()
+        .and_then(|r| r.masking.as_mut())
+        .and_then(|m| m.rules.as_mut())
+    {
+        for r in rules.iter_mut() {
+            if let Ok(abs) = std::path::absolute(&*r) {
+                *r = abs.to_string_lossy().into_owned();
+            }
+        }
+    }
     let still = config
-        .overlay(&still.to_options())
+        .overlay(&still_flags)
         .still()
         .map_err(err(ErrorCode::InvalidRequest))?;
     let options = config.appearance().overlay(&args.to_options());
@@ -537,6 +550,8 @@ fn capture(
                     cwd: cwd.to_string_lossy().into_owned(),
                     options: Box::new(options),
                     scale: (format == crate::output::Format::Png && scale != 1.0).then_some(scale),
+                    still: (still_flags != crate::options::Options::default())
+                        .then(|| Box::new(still_flags.clone())),
                 }),
             })?;
             Ok(
