@@ -204,8 +204,9 @@ fn covered(len: usize, findings: &[Finding]) -> Vec<bool> {
 /// out); with the byte offset, row and column where each cell's text starts. Continuation
 /// cells of wide characters contribute nothing.
 fn logical_text(screen: &Screen) -> (String, Vec<(usize, usize, usize)>) {
-    let mut text = String::new();
-    let mut starts = Vec::new();
+    let cells = screen.rows.len() * screen.width;
+    let mut text = String::with_capacity(cells + screen.rows.len());
+    let mut starts = Vec::with_capacity(cells);
     for (r, row) in screen.rows.iter().enumerate() {
         let end = if screen.wraps(r) {
             row.len()
