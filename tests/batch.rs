@@ -154,7 +154,7 @@ fn a_failing_marker_names_file_and_line_and_the_others_run() {
     write(
         root,
         "docs/a.md",
-        "<!-- c2s:: -o ../escape.svg -- echo a -->\n\n<!-- c2s:: -- echo good -->\n\n<!-- c2s:: --crop-top nowhere -- echo b -->\n\n<!-- c2s:: -w 20\nsetup: exit 3\ncapture: echo c\n-->\n\n<!-- c2s:: --stdout -- echo d -->\n\n<!-- c2s:: -w 20\nbogus: 1\n-->\n",
+        "<!-- c2s:: -o ../escape.svg -- echo a -->\n\n<!-- c2s:: -- echo good -->\n\n<!-- c2s:: --crop-top nowhere -- echo b -->\n\n<!-- c2s:: -w 20\nsetup: exit 3\ncapture: echo c\n-->\n\n<!-- c2s:: --stdout -- echo d -->\n\n<!-- c2s:: -w 20\nbogus: 1\n-->\n\n<!-- c2s:: -o same.svg -- echo e -->\n<!-- c2s:: -o same.svg -- echo f -->\n<!-- c2s:: -w 20\nsetup: 'true'\nsetup: 'false'\ncapture: echo g\n-->\n",
     );
     let (code, _, stderr) = batch(root, &["markdown"]);
     assert_eq!(code, 1, "{stderr}");
@@ -175,6 +175,14 @@ fn a_failing_marker_names_file_and_line_and_the_others_run() {
         stderr.contains("docs/a.md:14: marker body: unknown field `bogus`"),
         "{stderr}"
     );
+    assert!(
+        stderr.contains("docs/a.md:19: ") && stderr.contains("is also the picture of docs/a.md:18"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("docs/a.md:20: marker body:"),
+        "duplicate keys: {stderr}"
+    );
     assert!(!root.join("escape.svg").exists());
     let a = read(root, "docs/a.md");
     assert!(
@@ -182,8 +190,8 @@ fn a_failing_marker_names_file_and_line_and_the_others_run() {
         "{a}"
     );
     assert!(read(root, "assets/a-2.svg").contains("good"));
-    // Failing markers got no link.
-    assert_eq!(a.matches("](").count(), 1, "{a}");
+    // Failing markers got no link (the good one and the first same.svg did).
+    assert_eq!(a.matches("](").count(), 2, "{a}");
 }
 
 #[test]

@@ -219,6 +219,16 @@ pub fn markdown(opts: &MarkdownOptions) -> Result<Report, String> {
                             false,
                         ),
                     };
+                    if let Some(other) = planned.iter().find(|p| {
+                        p.hash != hash && !target.as_os_str().is_empty() && p.target == target
+                    }) {
+                        report.failures.push(format!(
+                            "{at}: {} is also the picture of {} (another recipe)",
+                            display(&target),
+                            other.at
+                        ));
+                        continue;
+                    }
                     recipes.entry(hash.clone()).or_insert((recipe, at.clone()));
                     planned.push(Planned {
                         at,
@@ -246,9 +256,13 @@ pub fn markdown(opts: &MarkdownOptions) -> Result<Report, String> {
         };
         generated.join(format!("{hash}.{ext}"))
     };
+    let done = |h: &str, r: &Recipe| {
+        let obj = object(h, r);
+        obj.exists() && (r.scenario.is_none() || scenario_artifact(&obj).is_ok_and(|a| a.exists()))
+    };
     let todo: Vec<(&String, &Recipe, &String)> = recipes
         .iter()
-        .filter(|(h, (r, _))| opts.force || !object(h, r).exists())
+        .filter(|(h, (r, _))| opts.force || !done(h, r))
         .map(|(h, (r, at))| (h, r, at))
         .collect();
     report.up_to_date = recipes.len() - todo.len();
@@ -772,7 +786,8 @@ fn copy_if_changed(object: &Path, target: &Path) -> Result<bool, String> {
 }
 
 /// Makes `target` a relative symbolic link to `object` unless it already is one; true when
-/// written. The link is made under a temporary name and renamed over `target`.
+/// written. The link is made under a temporary name and renamed over `target`; where the file
+/// system has no symbolic links, `target` is a copy.
 fn link_if_changed(object: &Path, target: &Path) -> Result<bool, String> {
     let dir = target.parent().unwrap_or(Path::new("."));
     let rel = relative(dir, object).ok_or("cannot make a relative link")?;
@@ -786,12 +801,14 @@ fn link_if_changed(object: &Path, target: &Path) -> Result<bool, String> {
         std::process::id()
     ));
     let _ = std::fs::remove_file(&tmp);
-    std::os::unix::fs::symlink(&rel, &tmp)
-        .and_then(|_| std::fs::rename(&tmp, target))
-        .map_err(|e| {
+    match std::os::unix::fs::symlink(&rel, &tmp) {
+        Ok(()) => std::fs::rename(&tmp, target).map_err(|e| {
             let _ = std::fs::remove_file(&tmp);
             format!("cannot link {}: {e}", target.display())
-        })?;
+        })?,
+        // A file system without symbolic links: a copy.
+        Err(_) => return copy_if_changed(object, target),
+    }
     Ok(true)
 }
 
