@@ -113,13 +113,13 @@ enum ThemeCommand {
 enum MaskCommand {
     /// Show which rules fire on TEXT and what they mask (to track down false positives).
     Test {
-        /// The text to test (use \n for line breaks in the shell's quoting).
+        /// The text to test (several lines: a real line break, e.g. bash's $'a\nb').
         text: String,
-        /// Print JSON.
+        /// Print JSON: {schemaVersion, masked, findings:[{rule, start, end, text}]} (byte offsets).
         #[arg(long)]
         json: bool,
         #[command(flatten)]
-        still: super::still::StillArgs,
+        mask: super::still::MaskArgs,
     },
 }
 
@@ -248,8 +248,8 @@ pub fn main() -> Result<(), CliError> {
         Command::Capture(args) => run_capture(*args, cli.config),
         Command::Batch { command } => super::batch::run(command, cli.config),
         Command::Mask {
-            command: MaskCommand::Test { text, json, still },
-        } => mask_test(&text, json, &still, cli.config),
+            command: MaskCommand::Test { text, json, mask },
+        } => mask_test(&text, json, &mask, cli.config),
         Command::Theme {
             command: ThemeCommand::List { format },
         } => {
@@ -399,26 +399,54 @@ fn run_capture(args: CaptureArgs, config: Option<PathBuf>) -> Result<(), CliErro
     Ok(())
 }
 
+/// The `mask test --json` reply.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct MaskTestReply<'a> {
+    schema_version: u32,
+    masked: String,
+    findings: Vec<MaskTestFinding<'a>>,
+}
+
+/// One finding of `mask test --json`: the rule, the byte range and the text it masks.
+#[derive(serde::Serialize)]
+struct MaskTestFinding<'a> {
+    rule: &'a str,
+    start: usize,
+    end: usize,
+    text: &'a str,
+}
+
 /// `mask test TEXT`: the text as masked, and every finding with its rule.
 fn mask_test(
     text: &str,
     json: bool,
-    still: &super::still::StillArgs,
+    mask: &super::still::MaskArgs,
     config: Option<PathBuf>,
 ) -> Result<(), CliError> {
-    let options = crate::options::load_config(config.as_deref())?.overlay(&still.to_options());
-    let masker = options.masking().masker()?;
+    let config = crate::options::load_config(config.as_deref())?;
+    let masking = config
+        .masking()
+        .overlay(&mask.to_options().unwrap_or_default());
+    let masker = masking.masker()?;
     let findings = masker.find(text);
     let masked = masker.mask_text(text);
     if json {
-        let list: Vec<_> = findings
-            .iter()
-            .map(|f| json!({"rule": f.rule, "start": f.range.start, "end": f.range.end, "text": &text[f.range.clone()]}))
-            .collect();
-        return super::print_stdout(&format!(
-            "{}\n",
-            json!({"schemaVersion": 1, "masked": masked, "findings": list})
-        ));
+        let reply = MaskTestReply {
+            schema_version: 1,
+            masked,
+            findings: findings
+                .iter()
+                .map(|f| MaskTestFinding {
+                    rule: &f.rule,
+                    start: f.range.start,
+                    end: f.range.end,
+                    text: &text[f.range.clone()],
+                })
+                .collect(),
+        };
+        let json = serde_json::to_string(&reply).map_err(|e| CliError::new(e.to_string()))?;
+        return super::print_stdout(&format!("{json}\n"));
     }
     let mut out = format!("{masked}\n");
     if findings.is_empty() {

@@ -11,6 +11,15 @@ use crate::options::{CaptureOptions, CropOptions, MaskingOptions, Options, Rende
 /// Masking and crop flags.
 #[derive(Args, Debug, Clone, Default)]
 pub struct StillArgs {
+    #[command(flatten)]
+    pub crop: CropArgs,
+    #[command(flatten)]
+    pub mask: MaskArgs,
+}
+
+/// Crop flags.
+#[derive(Args, Debug, Clone, Default)]
+pub struct CropArgs {
     /// Crop the top: Npx, Nch (rows), a number (px), or TEXT / TEXT:N (from the first row holding TEXT, moved N rows; the last ':' splits; prefix text: to force a pattern).
     #[arg(long, value_name = "CROP", allow_hyphen_values = true)]
     pub crop_top: Option<String>,
@@ -23,6 +32,11 @@ pub struct StillArgs {
     /// Crop the right: Npx, Nch (columns) or a number (px).
     #[arg(long, value_name = "CROP", allow_hyphen_values = true)]
     pub crop_right: Option<String>,
+}
+
+/// Masking flags.
+#[derive(Args, Debug, Clone, Default)]
+pub struct MaskArgs {
     /// Mask text matching PATTERN with `*` (a regex; `literal:TEXT` for exact text); repeatable.
     #[arg(long = "mask", value_name = "PATTERN")]
     pub mask: Vec<String>,
@@ -36,9 +50,9 @@ pub struct StillArgs {
     pub mask_rules: Vec<PathBuf>,
 }
 
-impl StillArgs {
-    /// The options these flags set (flags not given set nothing, so lower layers show).
-    pub fn to_options(&self) -> Options {
+impl MaskArgs {
+    /// The `render.masking` options these flags set (`None` when no flag was given).
+    pub fn to_options(&self) -> Option<MaskingOptions> {
         let masking = MaskingOptions {
             auto: self.mask_auto,
             strings: (!self.mask.is_empty()).then(|| self.mask.clone()),
@@ -49,16 +63,25 @@ impl StillArgs {
                     .collect()
             }),
         };
+        (masking != MaskingOptions::default()).then_some(masking)
+    }
+}
+
+impl StillArgs {
+    /// The options these flags set (flags not given set nothing, so lower layers show).
+    pub fn to_options(&self) -> Options {
+        let c = &self.crop;
         let crop = CropOptions {
-            top: self.crop_top.clone(),
-            right: self.crop_right.clone(),
-            bottom: self.crop_bottom.clone(),
-            left: self.crop_left.clone(),
+            top: c.crop_top.clone(),
+            right: c.crop_right.clone(),
+            bottom: c.crop_bottom.clone(),
+            left: c.crop_left.clone(),
         };
         Options {
-            render: (masking != MaskingOptions::default()).then_some(RenderOptions {
-                masking: Some(masking),
-            }),
+            render: self
+                .mask
+                .to_options()
+                .map(|m| RenderOptions { masking: Some(m) }),
             capture: (crop != CropOptions::default())
                 .then_some(CaptureOptions { crop: Some(crop) }),
             ..Options::default()
