@@ -16,7 +16,8 @@
 //!   rules ([`Masker::mask_text`]), so no output (SVG, PNG, JSON) carries the plaintext.
 //!
 //! Entry points for every path that renders or records: [`Masker::mask_screen`] for a screen,
-//! [`Masker::mask_text`] for any other text (a recording's output, a title).
+//! [`Masker::mask_output`] for raw terminal output (a recording's output events),
+//! [`Masker::mask_text`] for any other text (a title, a link target).
 //!
 //! ```
 //! use console2svg::mask::Masker;
@@ -150,6 +151,37 @@ impl Masker {
             .collect()
     }
 
+    /// Raw terminal output (what a program wrote: text with escape sequences, as in an
+    /// asciicast's output events) with its secrets replaced by `*`, escape sequences kept.
+    ///
+    /// The rules run on the visible text: CSI sequences (colours, cursor moves) and two-byte
+    /// escapes are skipped, so a token coloured piece by piece is still found; OSC payloads
+    /// (titles, OSC 8 link targets) are searched as lines of their own; CR and LF end a line.
+    /// A secret the program drew by moving the cursor around is not found: mask the screens
+    /// ([`Masker::mask_screen`]) as well. Apply it to as long a stretch of output as possible
+    /// (a secret split between two chunks is found only when they are masked together).
+    pub fn mask_output(&self, output: &str) -> String {
+        if self.rules.is_empty() {
+            return output.to_string();
+        }
+        let (visible, map) = visible_text(output);
+        let findings = self.find(&visible);
+        if findings.is_empty() {
+            return output.to_string();
+        }
+        let hidden = covered(visible.len(), &findings);
+        let mut masked_at = vec![false; output.len()];
+        for &(v, o) in &map {
+            if hidden[v] {
+                masked_at[o] = true;
+            }
+        }
+        output
+            .char_indices()
+            .map(|(i, c)| if masked_at[i] { '*' } else { c })
+            .collect()
+    }
+
     /// Masks `screen` in place: cells covered by a finding get `*` and [`Cell::masked`]; link
     /// targets and the title are masked as text. Returns the number of cells masked.
     pub fn mask_screen(&self, screen: &mut Screen) -> usize {
@@ -231,6 +263,59 @@ fn logical_text(screen: &Screen) -> (String, Vec<(usize, usize, usize)>) {
         }
     }
     (text, starts)
+}
+
+/// The visible text of raw terminal output, and for each visible character the byte offsets
+/// (in the text, in the output) it comes from. Escape sequences are left out; OSC payloads
+/// and line breaks (CR, LF) become lines of their own.
+fn visible_text(output: &str) -> (String, Vec<(usize, usize)>) {
+    let mut text = String::with_capacity(output.len());
+    let mut map = Vec::with_capacity(output.len());
+    let mut chars = output.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\u{1b}' => match chars.peek().map(|&(_, n)| n) {
+                Some('[') => {
+                    chars.next();
+                    // Parameters and intermediates, then one final byte 0x40-0x7e.
+                    for (_, n) in chars.by_ref() {
+                        if ('\u{40}'..='\u{7e}').contains(&n) {
+                            break;
+                        }
+                    }
+                }
+                Some(']') => {
+                    chars.next();
+                    text.push('\n');
+                    while let Some((j, n)) = chars.next() {
+                        if n == '\u{7}' {
+                            break;
+                        }
+                        if n == '\u{1b}' {
+                            if chars.peek().is_some_and(|&(_, x)| x == '\\') {
+                                chars.next();
+                            }
+                            break;
+                        }
+                        map.push((text.len(), j));
+                        text.push(n);
+                    }
+                    text.push('\n');
+                }
+                Some(_) => {
+                    chars.next();
+                }
+                None => {}
+            },
+            '\n' | '\r' => text.push('\n'),
+            c if c.is_control() && c != '\t' => {}
+            c => {
+                map.push((text.len(), i));
+                text.push(c);
+            }
+        }
+    }
+    (text, map)
 }
 
 /// Masks the cell at `col` (and the continuation cell of a wide character); returns the

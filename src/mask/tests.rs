@@ -274,3 +274,26 @@ fn every_auto_rule_has_a_distinct_id() {
     ids.dedup();
     assert_eq!(ids.len(), n);
 }
+
+#[test]
+fn raw_output_is_masked_around_escape_sequences() {
+    let m = Masker::auto();
+    // A token coloured in two pieces, a home directory in a title, a link target.
+    let out = format!(
+        "\x1b[32m{}\x1b[1m{}\x1b[0m\r\n\x1b]2;/home/alice\x07\x1b]8;;https://u:pw12@x.test/\x1b\\link\x1b]8;;\x1b\\\r\n",
+        &GHP[..10],
+        &GHP[10..]
+    );
+    let masked = m.mask_output(&out);
+    assert_eq!(
+        masked,
+        format!(
+            "\x1b[32m{}\x1b[1m{}\x1b[0m\r\n\x1b]2;/home/*****\x07\x1b]8;;https://*:****@x.test/\x1b\\link\x1b]8;;\x1b\\\r\n",
+            "*".repeat(10),
+            "*".repeat(30)
+        )
+    );
+    // Lines are not joined across a line break, escape sequences stay byte for byte.
+    let plain = "ghp_abcd\r\nefghijklmnopqrstuvwxyz0123456789\x1b[0m";
+    assert_eq!(m.mask_output(plain), plain);
+}
