@@ -107,7 +107,11 @@ impl Masker {
                 continue;
             }
             let mut push = |range: Range<usize>| {
-                if !range.is_empty() {
+                let allowed = rule
+                    .allow
+                    .as_ref()
+                    .is_some_and(|a| a.is_match(&text[range.clone()]));
+                if !range.is_empty() && !allowed {
                     out.push(Finding {
                         rule: rule.id.clone(),
                         range,

@@ -22,6 +22,8 @@ pub struct Rule {
     /// Lowercase keywords: the rule runs only on text holding one of them (gitleaks'
     /// prefilter); empty runs always.
     pub(super) keywords: Vec<String>,
+    /// A finding whose whole text matches this is not a secret (gitleaks' allowlist idea).
+    pub(super) allow: Option<Regex>,
 }
 
 /// A rule that cannot be built.
@@ -85,7 +87,14 @@ impl Rule {
             regex: compiled,
             groups: groups.to_vec(),
             keywords: keywords.iter().map(|k| k.to_ascii_lowercase()).collect(),
+            allow: None,
         })
+    }
+
+    /// The same rule, ignoring findings whose whole text matches `allow`.
+    fn allowing(mut self, allow: &str) -> Rule {
+        self.allow = Some(Regex::new(allow).expect("the allow regexes compile"));
+        self
     }
 
     /// A `--mask PATTERN` rule: the pattern is a regex (plain text without regex syntax
@@ -119,7 +128,7 @@ impl Rule {
 /// | `git-identity` | name and local part of `Name <local@domain>` (the domain stays) |
 /// | `email-address` | the local part of `local@domain.tld` |
 /// | `home-directory` | the user of `/home/<user>`, `/Users/<user>`, `C:\Users\<user>` |
-/// | `generic-secret` | the value of `…secret…`, `…token…`, `…password…`, `…api_key…` `=`/`:` value |
+/// | `generic-secret` | the value of `…secret…`, `…token…`, `…password…`, `…api_key…` `=`/`:` value (not numbers, booleans, `$VAR` references or `<placeholders>`) |
 pub fn auto_rules() -> Vec<Rule> {
     const ID: &str = r"[A-Za-z0-9_-]";
     let rules: Vec<(&str, String, &[usize], &[&str])> = vec![
@@ -215,7 +224,16 @@ pub fn auto_rules() -> Vec<Rule> {
     rules
         .into_iter()
         .map(|(id, re, groups, keywords)| {
-            Rule::new(id, &re, groups, keywords).expect("the auto rules compile")
+            let rule = Rule::new(id, &re, groups, keywords).expect("the auto rules compile");
+            if id == "generic-secret" {
+                // Settings that only look like secrets: numbers (`max_tokens=4096`), booleans,
+                // placeholders and variable references (`$TOKEN`, `${API_KEY}`, `<token>`).
+                rule.allowing(
+                    r"^(?i:[0-9]+|true|false|null|nil|none|yes|no|on|off|required|optional|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|<[^>]*>|x+|\.+)$",
+                )
+            } else {
+                rule
+            }
         })
         .collect()
 }

@@ -150,6 +150,17 @@ fn generic_assignments_mask_only_the_value() {
     assert_eq!(fired("MY_TOKEN=abcdef"), ["generic-secret"]);
     // Too short to be a secret, or not an assignment.
     assert_eq!(auto("tokens = 12"), "tokens = 12");
+    for setting in [
+        "max_tokens=4096",
+        "use_token=true",
+        "password: required",
+        "API_KEY=$API_KEY",
+        "token: ${GITHUB_TOKEN}",
+        "secret=<your-secret>",
+    ] {
+        assert_eq!(auto(setting), setting);
+    }
+    assert_eq!(auto("DB_PASSWORD=secret"), "DB_PASSWORD=******");
     assert_eq!(auto("the password is long"), "the password is long");
 }
 
