@@ -41,16 +41,22 @@ pub enum Edge {
 /// The four edges of a crop; `None` leaves that side alone.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Crop {
+    /// `--crop-top`.
     pub top: Option<Edge>,
+    /// `--crop-bottom`.
     pub bottom: Option<Edge>,
+    /// `--crop-left`.
     pub left: Option<Length>,
+    /// `--crop-right`.
     pub right: Option<Length>,
 }
 
 /// The part of a screen a crop keeps: row and column ranges, in cells of the screen given.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Window {
+    /// Rows kept (indices into the screen's rows).
     pub rows: Range<usize>,
+    /// Columns kept.
     pub cols: Range<usize>,
 }
 

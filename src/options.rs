@@ -117,6 +117,7 @@ pub struct Options {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct RenderOptions {
+    /// `render.masking`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub masking: Option<MaskingOptions>,
 }
@@ -175,6 +176,7 @@ impl RenderOptions {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct CaptureOptions {
+    /// `capture.crop`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub crop: Option<CropOptions>,
 }
@@ -183,12 +185,16 @@ pub struct CaptureOptions {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct CropOptions {
+    /// `--crop-top`: `Npx`, `Nch`, px, `TEXT[:N]`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub top: Option<String>,
+    /// `--crop-right`: `Npx`, `Nch`, px.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub right: Option<String>,
+    /// `--crop-bottom`: `Npx`, `Nch`, px, `TEXT[:N]`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bottom: Option<String>,
+    /// `--crop-left`: `Npx`, `Nch`, px.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub left: Option<String>,
 }
@@ -239,7 +245,9 @@ impl CaptureOptions {
 /// scenario captures) applies to a screen before rendering.
 #[derive(Debug, Clone, Default)]
 pub struct Still {
+    /// The masking rules (`render.masking`).
     pub masker: crate::mask::Masker,
+    /// The crop (`capture.crop`).
     pub crop: crate::crop::Crop,
 }
 

@@ -51,7 +51,9 @@ pub struct MarkdownOptions {
     pub filters: Vec<String>,
     /// Picture format of markers without `-o` (`--format`).
     pub format: Format,
+    /// Report what would happen; run and write nothing (`--dry-run`).
     pub dry_run: bool,
+    /// Draw a placeholder instead of running a missing recipe (`--placeholder`).
     pub placeholder: bool,
     /// Rerun every recipe even when its object exists.
     pub force: bool,
@@ -72,8 +74,11 @@ pub struct Report {
     pub lines: Vec<String>,
     /// `file:line: message` (or `file: message`) per failure.
     pub failures: Vec<String>,
+    /// Markers seen (restore: manifest entries).
     pub markers: usize,
+    /// Pictures (or restored files) written.
     pub generated: usize,
+    /// Recipes (or files) already up to date.
     pub up_to_date: usize,
 }
 
@@ -81,8 +86,11 @@ pub struct Report {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Body {
+    /// Shell script run before the capture; non-zero fails the marker.
     pub setup: Option<String>,
+    /// The command (instead of `-- <command>` on the first line).
     pub capture: Option<String>,
+    /// Shell script run after the capture, always.
     pub teardown: Option<String>,
     /// A scenario document (relative to the Markdown file) whose first capture is the picture.
     pub scenario: Option<String>,
@@ -433,7 +441,9 @@ pub struct ManifestEntry {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Manifest {
+    /// 1.
     pub schema_version: u32,
+    /// Every asset, sorted by path.
     pub assets: Vec<ManifestEntry>,
 }
 

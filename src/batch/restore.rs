@@ -21,10 +21,15 @@ use crate::output;
 /// `batch restore` options.
 #[derive(Debug, Clone)]
 pub struct RestoreOptions {
+    /// The manifest; its directory holds the assets.
     pub manifest: PathBuf,
+    /// Where to restore them (`-o`).
     pub output: PathBuf,
+    /// Replace files that exist with other content.
     pub force: bool,
+    /// Remove unlisted files under `output`.
     pub prune: bool,
+    /// Report, write nothing.
     pub dry_run: bool,
 }
 
