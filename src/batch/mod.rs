@@ -2,7 +2,7 @@
 //! it; `batch restore`: put a manifest's assets back (see [`restore`]).
 //!
 //! Facts: shared/spec/console2svg-contract.md, "batch marker syntax"; the marker syntax itself
-//! is read by [`markdown`].
+//! is read by [`mod@markdown`].
 //!
 //! How a run goes:
 //! 1. **Plan.** Every `.md`/`.mdx` file under the input directory (matching `--filter` globs,

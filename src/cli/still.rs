@@ -23,7 +23,7 @@ pub struct CropArgs {
     /// Crop the top: Npx, Nch (rows), a number (px), or TEXT / TEXT:N (from the first row holding TEXT, moved N rows; the last ':' splits; prefix text: to force a pattern).
     #[arg(long, value_name = "CROP", allow_hyphen_values = true)]
     pub crop_top: Option<String>,
-    /// Crop the bottom: as --crop-top (TEXT[:N] keeps up to that row).
+    /// Crop the bottom: as --crop-top (TEXT or TEXT:N keeps up to that row).
     #[arg(long, value_name = "CROP", allow_hyphen_values = true)]
     pub crop_bottom: Option<String>,
     /// Crop the left: Npx, Nch (columns) or a number (px).
