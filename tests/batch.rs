@@ -145,6 +145,22 @@ fn markdown_regenerates_relinks_and_is_a_no_op_the_second_time() {
     let (code, stdout, _) = batch(root, &["markdown"]);
     assert_eq!(code, 0);
     assert!(stdout.contains("1 written, 3 up to date"), "{stdout}");
+
+    // A config file shapes every picture: changing it regenerates them all.
+    let plain = read(root, "assets/intro-2.svg");
+    write(
+        root,
+        "console2svg.config.yaml",
+        "$version: 1\noptions: {appearance: {theme: [nord]}}\n",
+    );
+    let (code, stdout, _) = batch(root, &["markdown"]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("4 written, 0 up to date"), "{stdout}");
+    assert_ne!(
+        read(root, "assets/intro-2.svg"),
+        plain,
+        "the nord theme applies"
+    );
 }
 
 #[test]

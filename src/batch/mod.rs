@@ -9,7 +9,8 @@
 //!    relative to it) is read (it must be UTF-8) and its markers become recipes: capture
 //!    options, the command (after `--`, from the YAML body's `capture`, or the shell code
 //!    block above the marker), `setup`/`teardown`, or a `scenario` document. A recipe's hash
-//!    (SHA-256 of everything that shapes the picture) names its object,
+//!    (SHA-256 of everything that shapes the picture: the marker's options and scripts, the
+//!    program's version, the config files' text) names its object,
 //!    `<output>/.generated/<hash>.<ext>`; identical recipes share one object.
 //! 2. **Run.** Each recipe whose object does not exist yet runs once (in parallel, `--jobs`):
 //!    `setup` (`sh -c`), the capture (this binary's `capture`, so options are parsed exactly
@@ -121,6 +122,9 @@ struct Recipe {
     /// Scenario document (absolute) and the SHA-256 of its text.
     scenario: Option<(PathBuf, String)>,
     ext: &'static str,
+    /// What else shapes every picture: this program's version and the config files' text
+    /// (SHA-256), so an upgrade or a config change regenerates.
+    context: String,
 }
 
 impl Recipe {
@@ -175,6 +179,12 @@ pub fn markdown(opts: &MarkdownOptions) -> Result<Report, String> {
     collect_markdown(&input, &output, &mut paths)?;
     paths.sort();
 
+    let mut context = format!("console2svg {}", env!("CARGO_PKG_VERSION"));
+    for path in crate::options::config_paths(opts.config.as_deref()) {
+        let bytes = std::fs::read(&path).unwrap_or_default();
+        context.push_str(&format!(" {}", hex(&Sha256::digest(&bytes))));
+    }
+
     // 1. Plan.
     let mut files: Vec<File> = Vec::new();
     let mut planned: Vec<Planned> = Vec::new();
@@ -217,7 +227,8 @@ pub fn markdown(opts: &MarkdownOptions) -> Result<Report, String> {
             report.markers += 1;
             let at = format!("{shown}:{}", marker.line + 1);
             match plan(&doc, marker, &path, opts.format) {
-                Ok((recipe, out, alt)) => {
+                Ok((mut recipe, out, alt)) => {
+                    recipe.context = context.clone();
                     let hash = recipe.hash();
                     let (target, copy) = match (&out, &recipe.scenario) {
                         (_, Some(_)) => (PathBuf::new(), false),
@@ -569,6 +580,7 @@ fn plan(
             teardown: body.teardown.as_deref().map(resolve_code).transpose()?,
             scenario: Some((path, hex(&Sha256::digest(&text)))),
             ext: "svg",
+            context: String::new(),
         };
         return Ok((recipe, None, format!("scenario {sc}")));
     }
@@ -602,6 +614,7 @@ fn plan(
             teardown: body.teardown.as_deref().map(resolve_code).transpose()?,
             scenario: None,
             ext,
+            context: String::new(),
         },
         out,
         alt,
@@ -934,10 +947,14 @@ mod tests {
             teardown: None,
             scenario: None,
             ext: "svg",
+            context: "console2svg 0.1.0".into(),
         };
         let mut other = r.clone();
         other.options.push("-c".into());
         assert_ne!(r.hash(), other.hash());
+        let mut upgraded = r.clone();
+        upgraded.context = "console2svg 0.2.0".into();
+        assert_ne!(r.hash(), upgraded.hash());
         assert_eq!(r.hash(), r.clone().hash());
         assert_eq!(r.hash().len(), 20);
     }
