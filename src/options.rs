@@ -252,6 +252,15 @@ pub struct Still {
 }
 
 impl Still {
+    /// `appearance` with its header row (`-c`'s `$ command`, `--header`) masked like the
+    /// screen: a command line can hold a secret too.
+    pub fn mask_header(&self, mut appearance: Appearance) -> Appearance {
+        if let Some(h) = &appearance.header {
+            appearance.header = Some(self.masker.mask_text(h));
+        }
+        appearance
+    }
+
     /// `screen` prepared for rendering: the crop window is found in `rows` (the rows that
     /// would be drawn) on the plain text, the whole screen is masked (so a secret wrapped
     /// across the edge of `rows` is still found), then cut to the window. Pixel crops use

@@ -67,6 +67,34 @@ fn capture_masks_secrets_in_svg_png_and_json() {
             assert!(svg.contains("c2s-masked"), "the masked overlay is drawn");
         }
     }
+    // The -c header shows the command line: masked too.
+    let a = console2svg()
+        .current_dir(dir.path())
+        .args([
+            "capture", "--stdout", "-c", "-w", "200", "--", "sh", "-c", &line,
+        ])
+        .assert()
+        .success();
+    assert_clean("the -c header", &a.get_output().stdout);
+    let a = console2svg()
+        .current_dir(dir.path())
+        .args([
+            "capture",
+            "--stdout",
+            "-c",
+            "-w",
+            "200",
+            "--mask-auto",
+            "false",
+        ])
+        .args(["--", "sh", "-c", &line])
+        .assert()
+        .success();
+    let plain = String::from_utf8(a.get_output().stdout.clone()).unwrap();
+    assert!(
+        plain.matches(GHP).count() >= 2,
+        "header and screen hold it unmasked"
+    );
     // --stdout too.
     let a = console2svg()
         .current_dir(dir.path())

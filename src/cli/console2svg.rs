@@ -301,6 +301,7 @@ fn run_capture(args: CaptureArgs, config: Option<PathBuf>) -> Result<(), CliErro
         .overlay(&args.appearance.to_options())
         .resolve(Some(&command))?;
     let still = config.overlay(&args.still.to_options()).still()?;
+    let appearance = still.mask_header(appearance);
     // Flags, then the config file's terminal size, then 100 × 24.
     let terminal = config.terminal();
     let check = |v: Option<u16>, what: &str| match v {

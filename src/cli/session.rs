@@ -530,6 +530,7 @@ fn capture(
     }
     let fonts = Fonts::new();
     let rows = 0..screen.rows.len();
+    let appearance = still.mask_header(appearance);
     let screen = still
         .apply(screen, rows, &appearance, &fonts)
         .map_err(err(ErrorCode::InvalidRequest))?;

@@ -468,6 +468,7 @@ impl Runner<'_> {
         let still = still_options(&self.config, &self.doc_options, step).still()?;
         let fonts = self.fonts.get_or_insert_with(Fonts::new);
         let rows = 0..screen.rows.len();
+        let appearance = still.mask_header(appearance);
         let screen = still.apply(screen, rows, &appearance, fonts)?;
         let bytes = crate::output::Format::from_path(std::path::Path::new(output))?.render(
             &screen,
