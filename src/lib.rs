@@ -7,6 +7,9 @@
 //! - [`pty`]: spawning in a PTY, environment policy, exit status; [`pty::pump`] the one PTY pump
 //!   capture and host sessions share; [`pty::group`] batched process-group signalling.
 //! - [`render`]: `Screen` + appearance → SVG (layout, themes, window chrome, fonts, geometry).
+//! - [`mask`]: secret masking on a `Screen` (or a text) before rendering: auto rules, `--mask`,
+//!   gitleaks-format rule files. A safety net, not a guarantee.
+//! - [`crop`]: cropping a `Screen` by px, cells or text patterns (`--crop-*`).
 //! - [`capture`]: a one-shot capture: the pump run blocking (or a pipe) → emulator → screen.
 //! - [`recording`]: recordings (timed output), asciicast in/out, frame derivation, the ffmpeg pipe.
 //! - [`duration`]: durations as people write them (`500ms`, `2s`, `3m`), parsed and formatted.
@@ -22,16 +25,21 @@
 //! - [`options`]: appearance and terminal options as data (flags, config file, scenarios) and how they stack.
 //! - [`output`]: artifact formats and atomic file writes.
 //! - [`status`]: the `status` report (fonts and fallbacks, renderers, themes, colour environment).
+//! - [`batch`]: `batch markdown` (regenerate and re-link every docs picture a Markdown tree's
+//!   markers ask for) and `batch restore` (assets back from a manifest).
 //! - [`cli`]: clap definitions and printing for the binaries; wires termio's extension into the
 //!   host; no logic beyond argument mapping.
 
+pub mod batch;
 pub mod capture;
 pub mod cli;
+pub mod crop;
 pub mod duration;
 /// The fuzzing harness shared by `fuzz/` and `tests/fuzz_props.rs`; not a public interface.
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod host;
+pub mod mask;
 pub mod options;
 pub mod output;
 pub mod pty;

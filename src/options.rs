@@ -16,6 +16,10 @@ use crate::render::{
 };
 use crate::term::Rgb;
 
+macro_rules! overlay_fields {
+    ($base:expr, $top:expr, $($f:ident),*) => { $( if $top.$f.is_some() { $base.$f = $top.$f.clone(); } )* };
+}
+
 /// Terminal size options.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
@@ -99,10 +103,216 @@ pub struct Options {
     pub terminal: Option<TerminalOptions>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub appearance: Option<AppearanceOptions>,
+    /// `render:` (masking), as in the original's config document.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub render: Option<RenderOptions>,
+    /// `capture:` (crop), as in the original's config document.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capture: Option<CaptureOptions>,
 }
 
-macro_rules! overlay_fields {
-    ($base:expr, $top:expr, $($f:ident),*) => { $( if $top.$f.is_some() { $base.$f = $top.$f.clone(); } )* };
+// ---- Still-picture options: masking (and crop), applied to a screen before rendering. ----
+
+/// The `render:` section (shared/spec/console2svg-contract.md, "Config document").
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct RenderOptions {
+    /// `render.masking`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub masking: Option<MaskingOptions>,
+}
+
+/// `render.masking` (`--mask-auto`, `--mask`, `--mask-rules`); see [`crate::mask`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct MaskingOptions {
+    /// The built-in rules (default true).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auto: Option<bool>,
+    /// `--mask` patterns: regexes, or `literal:TEXT`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub strings: Option<Vec<String>>,
+    /// gitleaks-format TOML rule files (`--mask-rules`), relative to the working directory.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rules: Option<Vec<String>>,
+}
+
+impl MaskingOptions {
+    /// `top` over `self`, key by key; arrays replace.
+    pub fn overlay(&self, top: &MaskingOptions) -> MaskingOptions {
+        let mut out = self.clone();
+        overlay_fields!(out, top, auto, strings, rules);
+        out
+    }
+
+    /// The masker these options describe: auto rules unless `auto: false`, the patterns,
+    /// then the rules files in order.
+    ///
+    /// Errors: an invalid pattern or rule (naming the rule id and the regex), an unreadable
+    /// or invalid rules file (naming the file).
+    pub fn masker(&self) -> Result<crate::mask::Masker, String> {
+        let strings = self.strings.clone().unwrap_or_default();
+        let mut m = crate::mask::Masker::new(self.auto.unwrap_or(true), &strings)
+            .map_err(|e| e.to_string())?;
+        for file in self.rules.iter().flatten() {
+            let text = std::fs::read_to_string(file)
+                .map_err(|e| format!("cannot read mask rules {file}: {e}"))?;
+            m.extend(crate::mask::rules::gitleaks_rules(&text, file).map_err(|e| e.to_string())?);
+        }
+        Ok(m)
+    }
+}
+
+impl RenderOptions {
+    /// `top` over `self`, key by key.
+    pub fn overlay(&self, top: &RenderOptions) -> RenderOptions {
+        RenderOptions {
+            masking: overlay_opt(&self.masking, &top.masking, MaskingOptions::overlay),
+        }
+    }
+}
+
+/// The `capture:` section (shared/spec/console2svg-contract.md, "Config document").
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct CaptureOptions {
+    /// `capture.crop`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub crop: Option<CropOptions>,
+}
+
+/// `capture.crop`: the `--crop-*` strings (see [`crate::crop`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct CropOptions {
+    /// `--crop-top`: `Npx`, `Nch`, px, `TEXT[:N]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub top: Option<String>,
+    /// `--crop-right`: `Npx`, `Nch`, px.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub right: Option<String>,
+    /// `--crop-bottom`: `Npx`, `Nch`, px, `TEXT[:N]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bottom: Option<String>,
+    /// `--crop-left`: `Npx`, `Nch`, px.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub left: Option<String>,
+}
+
+impl CropOptions {
+    /// `top` over `self`, edge by edge.
+    pub fn overlay(&self, top: &CropOptions) -> CropOptions {
+        let mut out = self.clone();
+        overlay_fields!(out, top, top, right, bottom, left);
+        out
+    }
+
+    /// The parsed crop.
+    ///
+    /// Errors: the option and what is wrong with its value (`crop-top: '10em': unknown crop
+    /// unit 'em' …`).
+    pub fn parse(&self) -> Result<crate::crop::Crop, String> {
+        use crate::crop::{parse_edge, parse_side};
+        let edge = |name: &str, v: &Option<String>| {
+            v.as_deref()
+                .map(|s| parse_edge(s).map_err(|e| format!("crop-{name}: {e}")))
+                .transpose()
+        };
+        let side = |name: &str, v: &Option<String>| {
+            v.as_deref()
+                .map(|s| parse_side(s).map_err(|e| format!("crop-{name}: {e}")))
+                .transpose()
+        };
+        Ok(crate::crop::Crop {
+            top: edge("top", &self.top)?,
+            bottom: edge("bottom", &self.bottom)?,
+            left: side("left", &self.left)?,
+            right: side("right", &self.right)?,
+        })
+    }
+}
+
+impl CaptureOptions {
+    /// `top` over `self`, key by key.
+    pub fn overlay(&self, top: &CaptureOptions) -> CaptureOptions {
+        CaptureOptions {
+            crop: overlay_opt(&self.crop, &top.crop, CropOptions::overlay),
+        }
+    }
+}
+
+/// Masking and crop, resolved: what every still path (capture, `session capture`/`inspect`,
+/// scenario captures) applies to a screen before rendering.
+#[derive(Debug, Clone, Default)]
+pub struct Still {
+    /// The masking rules (`render.masking`).
+    pub masker: crate::mask::Masker,
+    /// The crop (`capture.crop`).
+    pub crop: crate::crop::Crop,
+}
+
+impl Still {
+    /// `appearance` with its header row (`-c`'s `$ command`, `--header`) masked like the
+    /// screen: a command line can hold a secret too.
+    pub fn mask_header(&self, mut appearance: Appearance) -> Appearance {
+        if let Some(h) = &appearance.header {
+            appearance.header = Some(self.masker.mask_text(h));
+        }
+        appearance
+    }
+
+    /// `screen` prepared for rendering: the crop window is found in `rows` (the rows that
+    /// would be drawn) on the plain text, the whole screen is masked (so a secret wrapped
+    /// across the edge of `rows` is still found), then cut to the window. Pixel crops use
+    /// `appearance`'s cell size.
+    ///
+    /// Errors: as [`crate::crop::Crop::window`].
+    pub fn apply(
+        &self,
+        mut screen: crate::term::Screen,
+        rows: std::ops::Range<usize>,
+        appearance: &Appearance,
+        fonts: &render::fonts::Fonts,
+    ) -> Result<crate::term::Screen, String> {
+        let cell = render::layout::CellMetrics::new(&fonts.metrics(), appearance.font_size);
+        let window = self.crop.window(&screen, rows, cell.width, cell.height)?;
+        self.masker.mask_screen(&mut screen);
+        Ok(window.apply(screen))
+    }
+
+    /// An animation's frames prepared for rendering: every frame masked, all of them cut to
+    /// one crop window, found on the last frame (the picture a still would show), so the
+    /// animation's frame never moves.
+    ///
+    /// Errors: as [`crate::crop::Crop::window`], on the last frame.
+    pub fn apply_frames(
+        &self,
+        frames: &mut [crate::recording::Frame],
+        appearance: &Appearance,
+        fonts: &render::fonts::Fonts,
+    ) -> Result<(), String> {
+        let Some(last) = frames.last() else {
+            return Ok(());
+        };
+        let cell = render::layout::CellMetrics::new(&fonts.metrics(), appearance.font_size);
+        let rows = 0..last.screen.rows.len();
+        let window = self
+            .crop
+            .window(&last.screen, rows, cell.width, cell.height)?;
+        for f in frames.iter_mut() {
+            self.masker.mask_screen(&mut f.screen);
+            f.screen = window.apply(f.screen.clone());
+        }
+        Ok(())
+    }
+}
+
+/// Two optional sections stacked: both set → `merge`, else whichever is set.
+fn overlay_opt<T: Clone>(a: &Option<T>, b: &Option<T>, merge: fn(&T, &T) -> T) -> Option<T> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(merge(a, b)),
+        (a, b) => b.clone().or_else(|| a.clone()),
+    }
 }
 
 impl TerminalOptions {
@@ -400,7 +610,32 @@ impl Options {
         Options {
             terminal,
             appearance,
+            render: overlay_opt(&self.render, &top.render, RenderOptions::overlay),
+            capture: overlay_opt(&self.capture, &top.capture, CaptureOptions::overlay),
         }
+    }
+
+    /// Masking and crop (see [`Still`]).
+    ///
+    /// Errors: as [`MaskingOptions::masker`] and [`CropOptions::parse`].
+    pub fn still(&self) -> Result<Still, String> {
+        let crop = self
+            .capture
+            .as_ref()
+            .and_then(|c| c.crop.clone())
+            .unwrap_or_default();
+        Ok(Still {
+            masker: self.masking().masker()?,
+            crop: crop.parse()?,
+        })
+    }
+
+    /// The masking options (empty when absent: auto rules on).
+    pub fn masking(&self) -> MaskingOptions {
+        self.render
+            .as_ref()
+            .and_then(|r| r.masking.clone())
+            .unwrap_or_default()
     }
 
     /// The appearance section (empty when absent).

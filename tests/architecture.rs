@@ -4,7 +4,8 @@
 //! imports `termio` or `mcp`; `term` imports nothing above it; `render` never imports
 //! `host`, `pty`, `termio`, `scenario`, `cli`, `capture` or `mcp`; `recording` (timed output,
 //! frames, asciicast, encoding) sits above `term` and beside `render`, and never imports
-//! `host`, `termio`, `scenario`, `cli`, `capture` or `mcp`.
+//! `host`, `termio`, `scenario`, `cli`, `capture` or `mcp`; `mask` (which works on a `Screen`)
+//! imports only `term`.
 //!
 //! An import is any path to the module from the crate root: `crate::termio…`, `super::…`
 //! climbing to the root then `termio` (`super::super::termio` from `src/host/x.rs`), or the
@@ -32,6 +33,12 @@ const RULES: &[Rule] = &[
     Rule {
         dir: "src/recording",
         forbidden: &["host", "termio", "scenario", "cli", "capture", "mcp"],
+    },
+    Rule {
+        dir: "src/mask",
+        forbidden: &[
+            "host", "pty", "render", "termio", "scenario", "cli", "capture", "mcp",
+        ],
     },
     Rule {
         dir: "src/render",

@@ -26,6 +26,8 @@ const SUBCOMMANDS: &[&str] = &[
     "status",
     "llm",
     "completions",
+    "mask",
+    "batch",
     "help",
     "__host",
 ];
@@ -81,6 +83,16 @@ enum Command {
         #[command(subcommand)]
         command: ThemeCommand,
     },
+    /// Keep docs pictures in sync: `batch markdown` regenerates every marker's picture, `batch restore` puts a manifest's assets back.
+    Batch {
+        #[command(subcommand)]
+        command: super::batch::BatchCommand,
+    },
+    /// Secret masking: `mask test TEXT` shows which rule fires on a text.
+    Mask {
+        #[command(subcommand)]
+        command: MaskCommand,
+    },
     /// Print a shell completion script.
     Completions {
         /// The shell.
@@ -97,6 +109,20 @@ enum ThemeCommand {
     List {
         #[arg(long, value_enum, default_value_t = ListFormat::Table)]
         format: ListFormat,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum MaskCommand {
+    /// Show which rules fire on TEXT and what they mask (to track down false positives).
+    Test {
+        /// The text to test (several lines: a real line break, e.g. bash's $'a\nb').
+        text: String,
+        /// Print JSON: {schemaVersion, masked, findings:[{rule, start, end, text}]} (byte offsets).
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        mask: super::still::MaskArgs,
     },
 }
 
@@ -149,6 +175,8 @@ struct CaptureArgs {
     appearance: super::appearance::AppearanceArgs,
     #[command(flatten)]
     video: super::video::VideoArgs,
+    #[command(flatten)]
+    still: super::still::StillArgs,
     /// The command; a single argument is a shell command line. Without one, stdin is read as terminal output.
     #[arg(
         trailing_var_arg = true,
@@ -238,6 +266,10 @@ pub fn main() -> Result<(), CliError> {
             capture.video.input = Some(file);
             run_capture(capture, cli.config)
         }
+        Command::Batch { command } => super::batch::run(command, cli.config),
+        Command::Mask {
+            command: MaskCommand::Test { text, json, mask },
+        } => mask_test(&text, json, &mask, cli.config),
         Command::Theme {
             command: ThemeCommand::List { format },
         } => {
@@ -288,6 +320,8 @@ fn run_capture(args: CaptureArgs, config: Option<PathBuf>) -> Result<(), CliErro
         .appearance()
         .overlay(&args.appearance.to_options())
         .resolve(Some(&command))?;
+    let still = config.overlay(&args.still.to_options()).still()?;
+    let appearance = still.mask_header(appearance);
     // Flags, then the config file's terminal size, then 100 × 24.
     let terminal = config.terminal();
     let check = |v: Option<u16>, what: &str| match v {
@@ -371,12 +405,15 @@ fn run_capture(args: CaptureArgs, config: Option<PathBuf>) -> Result<(), CliErro
         full.cursor.visible = false;
     }
     let mut frames_json = Vec::new();
-    let still = |full: crate::term::Screen| {
-        if height.is_some() {
-            full.into_viewport()
+    let fonts = Fonts::new();
+    // The rows a still draws, prepared by the crop and the masking.
+    let prepare = |full: crate::term::Screen| {
+        let rows = if height.is_some() {
+            full.viewport_rows()
         } else {
-            full.into_content()
-        }
+            full.content_rows()
+        };
+        still.apply(full, rows, &appearance, &fonts)
     };
     let (screen, bytes) = match recording {
         Some(recording) if record => {
@@ -389,7 +426,8 @@ fn run_capture(args: CaptureArgs, config: Option<PathBuf>) -> Result<(), CliErro
                 full_height: height.is_some(),
                 no_cursor: args.appearance.no_cursor,
                 samples: args.json && args.video.animated(format),
-                final_screen: still(full),
+                final_screen: prepare(full)?,
+                still: &still,
             };
             let rendered = super::video::render(recording, &job)?;
             let mut files = rendered.files;
@@ -404,8 +442,8 @@ fn run_capture(args: CaptureArgs, config: Option<PathBuf>) -> Result<(), CliErro
             (rendered.screen, main)
         }
         _ => {
-            let screen = still(full);
-            let bytes = format.render(&screen, &appearance, &Fonts::new(), args.scale)?;
+            let screen = prepare(full)?;
+            let bytes = format.render(&screen, &appearance, &fonts, args.scale)?;
             (screen, bytes)
         }
     };
@@ -443,6 +481,71 @@ fn run_capture(args: CaptureArgs, config: Option<PathBuf>) -> Result<(), CliErro
         ))?;
     }
     Ok(())
+}
+
+/// The `mask test --json` reply.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct MaskTestReply<'a> {
+    schema_version: u32,
+    masked: String,
+    findings: Vec<MaskTestFinding<'a>>,
+}
+
+/// One finding of `mask test --json`: the rule, the byte range and the text it masks.
+#[derive(serde::Serialize)]
+struct MaskTestFinding<'a> {
+    rule: &'a str,
+    start: usize,
+    end: usize,
+    text: &'a str,
+}
+
+/// `mask test TEXT`: the text as masked, and every finding with its rule.
+fn mask_test(
+    text: &str,
+    json: bool,
+    mask: &super::still::MaskArgs,
+    config: Option<PathBuf>,
+) -> Result<(), CliError> {
+    let config = crate::options::load_config(config.as_deref())?;
+    let masking = config
+        .masking()
+        .overlay(&mask.to_options().unwrap_or_default());
+    let masker = masking.masker()?;
+    let findings = masker.find(text);
+    let masked = masker.mask_text(text);
+    if json {
+        let reply = MaskTestReply {
+            schema_version: 1,
+            masked,
+            findings: findings
+                .iter()
+                .map(|f| MaskTestFinding {
+                    rule: &f.rule,
+                    start: f.range.start,
+                    end: f.range.end,
+                    text: &text[f.range.clone()],
+                })
+                .collect(),
+        };
+        let json = serde_json::to_string(&reply).map_err(|e| CliError::new(e.to_string()))?;
+        return super::print_stdout(&format!("{json}\n"));
+    }
+    let mut out = format!("{masked}\n");
+    if findings.is_empty() {
+        out.push_str("no rule fires\n");
+    }
+    for f in &findings {
+        out.push_str(&format!(
+            "{}: {:?} (bytes {}..{})\n",
+            f.rule,
+            &text[f.range.clone()],
+            f.range.start,
+            f.range.end
+        ));
+    }
+    super::print_stdout(&out)
 }
 
 /// The `capture --json` reply (contract: `capture --json`).

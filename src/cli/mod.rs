@@ -2,9 +2,11 @@
 //! mapping arguments onto the library.
 
 pub mod appearance;
+pub mod batch;
 pub mod console2svg;
 pub mod scenario;
 pub mod session;
+pub mod still;
 pub mod termio;
 pub mod termio_setup;
 pub mod video;

@@ -54,12 +54,16 @@ pub enum SessionCommand {
         scale: f32,
         #[command(flatten)]
         appearance: Box<super::appearance::AppearanceArgs>,
+        #[command(flatten)]
+        still: Box<super::still::StillArgs>,
     },
     /// Render the current screen to a private temporary SVG and print its path.
     Inspect {
         id: String,
         #[command(flatten)]
         appearance: Box<super::appearance::AppearanceArgs>,
+        #[command(flatten)]
+        still: Box<super::still::StillArgs>,
     },
     /// Write the session's journal as a scenario document (YAML; JSON for .json).
     Export {
@@ -262,8 +266,19 @@ pub fn run(
             out,
             scale,
             appearance,
-        } => emit(capture(&id, Some((&out, scale)), &appearance, config)),
-        SessionCommand::Inspect { id, appearance } => emit(capture(&id, None, &appearance, config)),
+            still,
+        } => emit(capture(
+            &id,
+            Some((&out, scale)),
+            &appearance,
+            &still,
+            config,
+        )),
+        SessionCommand::Inspect {
+            id,
+            appearance,
+            still,
+        } => emit(capture(&id, None, &appearance, &still, config)),
         SessionCommand::Export { id, out } => emit(export(&id, &out)),
         SessionCommand::Stop { id: Some(id), .. } => {
             emit(client::request(&Request::Stop { id: id.into() }))
@@ -481,13 +496,29 @@ fn capture(
     id: &str,
     out: Option<(&std::path::Path, f32)>,
     args: &super::appearance::AppearanceArgs,
+    still: &super::still::StillArgs,
     config: Option<&std::path::Path>,
 ) -> Result<Value, HostError> {
     use crate::render::{self, fonts::Fonts};
-    let options = crate::options::load_config(config)
-        .map_err(err(ErrorCode::InvalidRequest))?
-        .appearance()
-        .overlay(&args.to_options());
+    let config = crate::options::load_config(config).map_err(err(ErrorCode::InvalidRequest))?;
+    let mut still_flags = still.to_options();
+    if let Some(rules) = still_flags
+        .render
+        .as_mut()
+        .and_then(|r| r.masking.as_mut())
+        .and_then(|m| m.rules.as_mut())
+    {
+        for r in rules.iter_mut() {
+            if let Ok(abs) = std::path::absolute(&*r) {
+                *r = abs.to_string_lossy().into_owned();
+            }
+        }
+    }
+    let still = config
+        .overlay(&still_flags)
+        .still()
+        .map_err(err(ErrorCode::InvalidRequest))?;
+    let options = config.appearance().overlay(&args.to_options());
     let appearance = options
         .resolve(None)
         .map_err(err(ErrorCode::InvalidRequest))?;
@@ -518,6 +549,11 @@ fn capture(
         screen.cursor.visible = false;
     }
     let fonts = Fonts::new();
+    let rows = 0..screen.rows.len();
+    let appearance = still.mask_header(appearance);
+    let screen = still
+        .apply(screen, rows, &appearance, &fonts)
+        .map_err(err(ErrorCode::InvalidRequest))?;
     let state = snap["state"].clone();
     match out {
         Some((out, scale)) => {
@@ -535,6 +571,8 @@ fn capture(
                     cwd: cwd.to_string_lossy().into_owned(),
                     options: Box::new(options),
                     scale: (format == crate::output::Format::Png && scale != 1.0).then_some(scale),
+                    still: (still_flags != crate::options::Options::default())
+                        .then(|| Box::new(still_flags.clone())),
                 }),
             })?;
             Ok(

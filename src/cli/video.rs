@@ -187,6 +187,9 @@ pub struct Job<'a> {
     /// The capture's final screen, as a still draws it: the picture when the output is
     /// neither an animation nor a still of one moment (`--save-cast`/`--save-frames` alone).
     pub final_screen: Screen,
+    /// The crop and the masking: every frame is masked, all frames are cut to one crop window
+    /// (found on the last frame), and the saved cast's output is masked.
+    pub still: &'a crate::options::Still,
 }
 
 /// Renders `recording` as `job` asks: the animation (or the still of `--frame`/`--time T`),
@@ -194,11 +197,59 @@ pub struct Job<'a> {
 ///
 /// Errors: one line (bad `--time` range, `--frame` past the end, ffmpeg missing or failing,
 /// a frame too large to rasterise).
+/// `recording` with its output masked ([`crate::mask::Masker::mask_output`]) as one text, so
+/// a secret split between two reads is still found; masking replaces characters one for one,
+/// so each output event keeps its own characters. Output that is not UTF-8 as a whole is
+/// masked event by event (decoded lossily).
+fn masked_recording(recording: &Recording, masker: &crate::mask::Masker) -> Recording {
+    let mut out = recording.clone();
+    let whole: Vec<u8> = recording
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            recording::EventKind::Output(bytes) => Some(bytes.as_slice()),
+            _ => None,
+        })
+        .flatten()
+        .copied()
+        .collect();
+    let Ok(text) = std::str::from_utf8(&whole) else {
+        for e in &mut out.events {
+            if let recording::EventKind::Output(bytes) = &mut e.kind {
+                *bytes = masker
+                    .mask_output(&String::from_utf8_lossy(bytes))
+                    .into_bytes();
+            }
+        }
+        return out;
+    };
+    let masked = masker.mask_output(text);
+    if masked == text {
+        return out;
+    }
+    // Each event's share: the characters that start within its bytes.
+    let mut starts = text.char_indices().map(|(i, _)| i).peekable();
+    let mut chars = masked.chars();
+    let mut end = 0;
+    for e in &mut out.events {
+        if let recording::EventKind::Output(bytes) = &mut e.kind {
+            end += bytes.len();
+            let mut count = 0;
+            while starts.next_if(|&i| i < end).is_some() {
+                count += 1;
+            }
+            *bytes = chars.by_ref().take(count).collect::<String>().into_bytes();
+        }
+    }
+    out
+}
+
 pub fn render(recording: Recording, job: &Job<'_>) -> Result<Rendered, String> {
     let args = job.args;
     let mut files = Vec::new();
     if let Some(path) = &args.save_cast {
-        files.push((path.clone(), asciicast::write_v2(&recording).into_bytes()));
+        let masked = masked_recording(&recording, &job.still.masker);
+        files.push((path.clone(), asciicast::write_v2(&masked).into_bytes()));
     }
     let mut rec = recording;
     if let Some(limit) = args.idle_time_limit {
@@ -221,6 +272,8 @@ pub fn render(recording: Recording, job: &Job<'_>) -> Result<Rendered, String> {
     }
     encode::normalise(&mut frames, job.full_height);
     let fonts = Fonts::new();
+    job.still
+        .apply_frames(&mut frames, job.appearance, &fonts)?;
     if let Some(dir) = &args.save_frames {
         for (i, f) in frames.iter().enumerate() {
             let svg = render::render_svg(&f.screen, job.appearance, &fonts);

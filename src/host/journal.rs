@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::protocol::{Condition, Launch};
-use crate::options::AppearanceOptions;
+use crate::options::{AppearanceOptions, Options};
 use crate::term::keys::Input;
 
 /// One journal entry.
@@ -58,6 +58,10 @@ pub enum Entry {
         /// Pixel scale of a raster output.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         scale: Option<f32>,
+        /// Crop and masking options from the command line (the `capture` and `render`
+        /// sections; mask rule files as absolute paths).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        still: Option<Box<Options>>,
     },
     Read,
     Inspect,

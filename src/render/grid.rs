@@ -77,6 +77,8 @@ pub struct Painter<'a> {
     decorations: BTreeMap<(Rgb, Deco), String>,
     /// Cursor overlays (non-block shapes): colour and path data.
     cursor: Option<(Rgb, String)>,
+    /// Masked cells (`Cell::masked`): (drawn row, first col, end col) runs.
+    masked: Vec<(usize, usize, usize)>,
     glyphs: Vec<Glyph>,
     used: BTreeMap<FaceId, BTreeSet<char>>,
     header_row: Option<String>,
@@ -111,6 +113,7 @@ impl<'a> Painter<'a> {
             shapes: BTreeMap::new(),
             decorations: BTreeMap::new(),
             cursor: None,
+            masked: Vec::new(),
             glyphs: Vec::new(),
             used: BTreeMap::new(),
             header_row: None,
@@ -185,6 +188,12 @@ impl<'a> Painter<'a> {
                 }
                 if cell.width != 0 {
                     self.cell(drawn, c, cell, block);
+                }
+                if cell.masked {
+                    match self.masked.last_mut() {
+                        Some((row, _, end)) if *row == drawn && *end == c => *end = c + 1,
+                        _ => self.masked.push((drawn, c, c + 1)),
+                    }
                 }
                 if at_cursor && !block && cell.width != 0 {
                     self.cursor_overlay(drawn, c, cell, cursor.shape);
@@ -405,6 +414,7 @@ impl<'a> Painter<'a> {
         let mut above = String::new();
         let top = if ink.is_empty() { &mut out } else { &mut above };
         self.write_decorations(top);
+        self.write_masked(top);
         if let Some((rgb, d)) = &self.cursor {
             top.push_str("<path fill=\"");
             top.push_str(&rgb.to_hex());
@@ -460,6 +470,37 @@ impl<'a> Painter<'a> {
             }
             out.push_str("\"/>");
         }
+    }
+
+    /// The masked overlay: diagonal stripes in the foreground colour over every masked run,
+    /// so a reader sees that something was hidden (the cells themselves hold `*`).
+    fn write_masked(&self, out: &mut String) {
+        if self.masked.is_empty() {
+            return;
+        }
+        let cm = self.layout.cell;
+        let gap = (cm.font_size / 3.5).max(2.0);
+        out.push_str("<defs><pattern id=\"c2s-masked\" patternUnits=\"userSpaceOnUse\" width=\"");
+        push_num(out, gap);
+        out.push_str("\" height=\"");
+        push_num(out, gap);
+        out.push_str("\" patternTransform=\"rotate(45)\"><rect width=\"");
+        push_num(out, gap / 2.0);
+        out.push_str("\" height=\"");
+        push_num(out, gap);
+        out.push_str("\" fill=\"");
+        out.push_str(&self.palette.foreground.to_hex());
+        out.push_str("\" fill-opacity=\".35\"/></pattern></defs><path class=\"c2s-masked\" fill=\"url(#c2s-masked)\" d=\"");
+        for &(row, start, end) in &self.masked {
+            rect_path(
+                out,
+                self.layout.col_x(start),
+                self.layout.row_y(row),
+                (end - start) as f32 * cm.width,
+                cm.height,
+            );
+        }
+        out.push_str("\"/>");
     }
 
     fn write_decorations(&self, out: &mut String) {

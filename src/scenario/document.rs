@@ -132,7 +132,7 @@ pub enum Step {
     Capture {
         args: CaptureArgs,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        options: Option<Options>,
+        options: Option<Box<Options>>,
     },
     Command {
         command: String,
@@ -161,7 +161,7 @@ pub enum Step {
     Record {
         args: RecordArgs,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        options: Option<Options>,
+        options: Option<Box<Options>>,
         steps: Vec<Step>,
     },
 }

@@ -99,16 +99,22 @@ pub fn from_journal(entries: &[Entry], doc_dir: &Path) -> Result<Document, Strin
                 cwd: capture_cwd,
                 options,
                 scale,
+                still,
             } => {
+                let still = still.as_deref().cloned().unwrap_or_default();
+                let step = Options {
+                    terminal: None,
+                    appearance: (**options != AppearanceOptions::default())
+                        .then(|| (**options).clone()),
+                    render: still.render,
+                    capture: still.capture,
+                };
                 execute.push(Step::Capture {
                     args: CaptureArgs {
                         output: relative(&Path::new(capture_cwd).join(output), doc_dir),
                         scale: *scale,
                     },
-                    options: (**options != AppearanceOptions::default()).then(|| Options {
-                        terminal: None,
-                        appearance: Some((**options).clone()),
-                    }),
+                    options: (step != Options::default()).then(|| Box::new(step)),
                 });
             }
             Entry::Wait { .. } | Entry::Launch(_) | Entry::Read | Entry::Inspect | Entry::Stop => {}
@@ -122,6 +128,8 @@ pub fn from_journal(entries: &[Entry], doc_dir: &Path) -> Result<Document, Strin
                 height: Some(*height),
             }),
             appearance: None,
+            render: None,
+            capture: None,
         }),
         scenario: Scenario {
             working_dir: Some(WorkingDir {
@@ -246,6 +254,7 @@ mod tests {
                     ..Default::default()
                 }),
                 scale: None,
+                still: None,
             },
             Entry::Stop,
         ];

@@ -127,9 +127,13 @@ pub fn run(path: &Path, opts: &RunOptions) -> Result<Outcome, String> {
         );
     for (i, step) in doc.scenario.execute.iter().enumerate() {
         if let Step::Capture { options, .. } | Step::Record { options, .. } = step {
-            capture_options(&config, &doc_options, options.as_ref())
+            let kind = step.kind();
+            capture_options(&config, &doc_options, options.as_deref())
                 .resolve(None)
-                .map_err(|e| format!("{label}: execute[{i}] ({}): {e}", step.kind()))?;
+                .map_err(|e| format!("{label}: execute[{i}] ({kind}): {e}"))?;
+            still_options(&config, &doc_options, options.as_deref())
+                .still()
+                .map_err(|e| format!("{label}: execute[{i}] ({kind}): {e}"))?;
         }
     }
     // Every secret must be set before anything runs.
@@ -230,6 +234,12 @@ fn capture_options(
         o = o.overlay(&s.appearance());
     }
     o
+}
+
+/// The still-picture options (masking, crop) of one capture: config, document (+ launch), step.
+fn still_options(config: &Options, doc_options: &Options, step: Option<&Options>) -> Options {
+    let o = config.overlay(doc_options);
+    step.map_or(o.clone(), |s| o.overlay(s))
 }
 
 struct Runner<'a> {
@@ -391,7 +401,7 @@ impl Runner<'_> {
                 Ok(())
             }
             Step::Capture { args, options } => {
-                self.capture(&args.output, args.scale.unwrap_or(1.0), options.as_ref())
+                self.capture(&args.output, args.scale.unwrap_or(1.0), options.as_deref())
             }
             Step::Command { command } => self.shell(command),
             Step::Sleep { duration } => {
@@ -426,7 +436,7 @@ impl Runner<'_> {
                 args,
                 options,
                 steps,
-            } => self.record(args, options.as_ref(), steps),
+            } => self.record(args, options.as_deref(), steps),
         }
     }
 
@@ -502,6 +512,10 @@ impl Runner<'_> {
             return Ok(());
         };
         crate::recording::encode::normalise(&mut take.frames, true);
+        let still = still_options(&self.config, &self.doc_options, step).still()?;
+        let appearance = still.mask_header(appearance);
+        let fonts = self.fonts.get_or_insert_with(Fonts::new);
+        still.apply_frames(&mut take.frames, &appearance, fonts)?;
         let encoding = crate::recording::encode::Encoding {
             duration_ms: (take.clock + hold).as_millis() as u64,
             looped: args.looped.unwrap_or(true),
@@ -591,7 +605,11 @@ impl Runner<'_> {
         if options.cursor == Some(false) {
             screen.cursor.visible = false;
         }
+        let still = still_options(&self.config, &self.doc_options, step).still()?;
         let fonts = self.fonts.get_or_insert_with(Fonts::new);
+        let rows = 0..screen.rows.len();
+        let appearance = still.mask_header(appearance);
+        let screen = still.apply(screen, rows, &appearance, fonts)?;
         let bytes = crate::output::Format::from_path(std::path::Path::new(output))?.render(
             &screen,
             &appearance,

@@ -516,9 +516,13 @@ impl Emulator {
         let cols = grid.columns();
         let rows = grid.screen_lines();
         let mut out = Vec::with_capacity(history + rows);
+        let mut wrapped = Vec::new();
         for line in -(history as i32)..rows as i32 {
             let row = &grid[Line(line)];
             out.push((0..cols).map(|c| convert_cell(&row[Column(c)])).collect());
+            if cols > 0 && row[Column(cols - 1)].flags.contains(Flags::WRAPLINE) {
+                wrapped.push(out.len() - 1);
+            }
         }
         let mode = *self.term.mode();
         let cursor_point = grid.cursor.point;
@@ -547,6 +551,7 @@ impl Emulator {
             modes: self.modes(),
             title: self.title.clone(),
             palette_overrides,
+            wrapped,
         }
     }
 }
@@ -628,6 +633,7 @@ fn convert_cell(cell: &TermCell) -> Cell {
         hidden: f.contains(Flags::HIDDEN),
         link,
         width,
+        masked: false,
     }
 }
 

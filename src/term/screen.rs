@@ -114,6 +114,10 @@ pub struct Cell {
     pub link: Option<Link>,
     /// Columns this cell covers: 1, 2 (a wide character) or 0 (the continuation of one).
     pub width: u8,
+    /// The cell's text was replaced by `*` because it held a secret (see `mask`); the
+    /// renderer draws the masked overlay over it. Not serialised when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub masked: bool,
 }
 
 impl Default for Cell {
@@ -132,6 +136,7 @@ impl Default for Cell {
             hidden: false,
             link: None,
             width: 1,
+            masked: false,
         }
     }
 }
@@ -201,6 +206,10 @@ pub struct Screen {
     pub title: Option<String>,
     /// Palette entries the program changed with OSC 4 (index, colour); they win over the theme.
     pub palette_overrides: Vec<(u8, Rgb)>,
+    /// Indices into `rows` of the rows that soft-wrap: the line goes on in the next row (the
+    /// emulator's wrap flag on the row's last cell). Ascending; not serialised when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wrapped: Vec<usize>,
 }
 
 impl Screen {
@@ -220,6 +229,7 @@ impl Screen {
             modes: Modes::default(),
             title: None,
             palette_overrides: Vec::new(),
+            wrapped: Vec::new(),
         }
     }
 
@@ -254,7 +264,19 @@ impl Screen {
         self.scrollback_rows = self.scrollback_rows.saturating_sub(first).min(end - first);
         self.rows.truncate(end);
         self.rows.drain(..first);
+        // A row wraps into a row that is gone: the kept part ends there.
+        self.wrapped = self
+            .wrapped
+            .iter()
+            .filter(|&&r| r >= first && r + 1 < end)
+            .map(|r| r - first)
+            .collect();
         self
+    }
+
+    /// True when row `row` soft-wraps into the next row (see [`Screen::wrapped`]).
+    pub fn wraps(&self, row: usize) -> bool {
+        self.wrapped.binary_search(&row).is_ok()
     }
 
     /// The viewport only (drops the scrollback rows).
@@ -267,11 +289,22 @@ impl Screen {
     /// cursor is visible and lower; at least one row. This is how a capture without `-h` grows
     /// the image to the content.
     pub fn into_content(self) -> Screen {
+        let rows = self.content_rows();
+        self.into_rows(rows.start, rows.end)
+    }
+
+    /// The rows [`Screen::into_content`] keeps.
+    pub fn content_rows(&self) -> std::ops::Range<usize> {
         let mut end = self.last_content_row().map_or(0, |r| r + 1);
         if self.cursor.visible {
             end = end.max(self.cursor.row + 1);
         }
-        self.into_rows(0, end.max(1))
+        0..end.max(1)
+    }
+
+    /// The rows [`Screen::into_viewport`] keeps.
+    pub fn viewport_rows(&self) -> std::ops::Range<usize> {
+        self.scrollback_rows..self.rows.len()
     }
 
     /// Index of the last row that holds anything visible (text or a non-default background),
