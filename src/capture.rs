@@ -44,6 +44,8 @@ pub struct CommandCapture {
     pub timeout: Option<Duration>,
     /// Colours reported to OSC 10/11/4 queries.
     pub query_colors: QueryColors,
+    /// Rows of scrollback kept above the screen (see [`Emulator::with_scrollback`]).
+    pub scrollback: usize,
 }
 
 enum Chunk {
@@ -77,7 +79,11 @@ fn read_in_thread(mut reader: Box<dyn Read + Send>) -> Receiver<Chunk> {
 /// Errors: the [`SpawnError`] when the program cannot be started.
 pub fn run_command(opts: &CommandCapture) -> Result<Capture, SpawnError> {
     let start = Instant::now();
-    let mut emulator = Emulator::new(opts.spawn.cols as usize, opts.spawn.rows as usize);
+    let mut emulator = Emulator::with_scrollback(
+        opts.spawn.cols as usize,
+        opts.spawn.rows as usize,
+        opts.scrollback,
+    );
     emulator.set_query_colors(opts.query_colors);
     // The writer stays until the end: dropping it types newline + EOF into the PTY.
     let (mut process, reader, _writer) = pty::spawn(&opts.spawn)?;
@@ -141,10 +147,11 @@ pub fn run_bytes(
     input: Box<dyn Read + Send>,
     cols: u16,
     rows: u16,
+    scrollback: usize,
     timeout: Option<Duration>,
 ) -> Capture {
     let start = Instant::now();
-    let mut emulator = Emulator::new(cols as usize, rows as usize);
+    let mut emulator = Emulator::with_scrollback(cols as usize, rows as usize, scrollback);
     let rx = read_in_thread(input);
     let mut status = Status::Completed;
     loop {

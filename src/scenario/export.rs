@@ -105,9 +105,11 @@ pub fn from_journal(entries: &[Entry], doc_dir: &Path) -> Result<Document, Strin
                         output: relative(&Path::new(capture_cwd).join(output), doc_dir),
                         scale: *scale,
                     },
-                    options: (**options != AppearanceOptions::default()).then(|| Options {
-                        terminal: None,
-                        appearance: Some((**options).clone()),
+                    options: (**options != AppearanceOptions::default()).then(|| {
+                        Box::new(Options {
+                            terminal: None,
+                            appearance: Some((**options).clone()),
+                        })
                     }),
                 });
             }
@@ -120,6 +122,7 @@ pub fn from_journal(entries: &[Entry], doc_dir: &Path) -> Result<Document, Strin
             terminal: Some(TerminalOptions {
                 width: Some(*width),
                 height: Some(*height),
+                scrollback: None,
             }),
             appearance: None,
         }),
@@ -221,6 +224,7 @@ mod tests {
                 color_env: true,
                 delete_ci_env: true,
                 env: None,
+                scrollback: None,
             }),
             Entry::Read,
             Entry::Send {

@@ -120,7 +120,7 @@ pub fn run(path: &Path, opts: &RunOptions) -> Result<Outcome, String> {
         );
     for (i, step) in doc.scenario.execute.iter().enumerate() {
         if let Step::Capture { options, .. } = step {
-            capture_options(&config, &doc_options, options.as_ref())
+            capture_options(&config, &doc_options, options.as_deref())
                 .resolve(None)
                 .map_err(|e| format!("{label}: execute[{i}] (capture): {e}"))?;
         }
@@ -319,6 +319,9 @@ impl Runner<'_> {
             ),
         };
         let session = Session::start(&spec, None).map_err(|e| e.message)?;
+        if let Some(rows) = t.scrollback {
+            session.lock().emulator.set_scrollback(rows as usize);
+        }
         self.outcome.session_id = session.id.clone();
         self.session = Some(session);
         Ok(())
@@ -373,7 +376,7 @@ impl Runner<'_> {
                 Ok(())
             }
             Step::Capture { args, options } => {
-                self.capture(&args.output, args.scale.unwrap_or(1.0), options.as_ref())
+                self.capture(&args.output, args.scale.unwrap_or(1.0), options.as_deref())
             }
             Step::Command { command } => self.shell(command),
         }
