@@ -165,8 +165,10 @@ impl Emulator {
             ..Config::default()
         };
         let size = Size::clamped(cols, rows);
+        let mut term = Term::new(config, &size, events.clone());
+        guard::set_alternate(&mut term, 1, 1);
         Emulator {
-            term: Term::new(config, &size, events.clone()),
+            term,
             parser: Processor::new(),
             scrollback: Scrollback::new(scrollback.min(MAX_SCROLLBACK), size.cols),
             region: 0..size.rows as i32,
@@ -339,11 +341,9 @@ impl Emulator {
             alternate.truncate();
             *self.term.grid_mut() = alternate;
         } else {
-            let grew = size.rows > self.rows();
             self.resize_primary(size);
-            if grew {
-                self.fresh_alternate();
-            }
+            // alacritty resized the alternate grid too (growing it with 1 000 spare rows).
+            guard::set_alternate(&mut self.term, 1, 1);
         }
         self.region = 0..size.rows as i32;
     }
@@ -421,16 +421,6 @@ impl Emulator {
         }
         grid.cursor.point.line += n;
         grid.saved_cursor.point.line += n;
-    }
-
-    /// Replaces the alternate screen's grid (not shown; cleared whenever it is entered) with
-    /// a fresh one of the current size: alacritty grows it with 1 000 spare rows.
-    fn fresh_alternate(&mut self) {
-        let saved = self.term.grid().saved_cursor.clone();
-        self.term.swap_alt();
-        *self.term.grid_mut() = Grid::new(self.rows(), self.cols(), 0);
-        self.term.swap_alt();
-        self.term.grid_mut().saved_cursor = saved;
     }
 
     /// Keeps at most `rows` rows of scrollback from now on (clamped to [`MAX_SCROLLBACK`]),
@@ -1327,6 +1317,45 @@ mod tests {
             compared > streams * 20,
             "{compared} comparisons in {streams} streams"
         );
+    }
+
+    /// The size of the alternate screen's grid while the primary screen is shown.
+    fn alternate_size(e: &mut Emulator) -> (usize, usize) {
+        let saved = e.term.grid().saved_cursor.clone();
+        e.term.swap_alt();
+        let size = (e.term.columns(), e.term.screen_lines());
+        e.term.swap_alt();
+        e.term.grid_mut().saved_cursor = saved;
+        size
+    }
+
+    /// The alternate screen takes memory only while it is shown: an idle terminal keeps one
+    /// screen of cells, not two.
+    #[test]
+    fn the_alternate_screen_is_made_when_entered_and_let_go_when_left() {
+        let mut e = Emulator::new(10, 3);
+        assert_eq!(alternate_size(&mut e), (1, 1));
+        e.advance(b"primary\x1b[2;3H\x1b[?1049h");
+        let alt = e.snapshot();
+        assert!(alt.modes.alternate_screen);
+        assert_eq!(alt.text(), "");
+        assert_eq!((alt.cursor.row, alt.cursor.col), (1, 2));
+        e.advance(b"\x1b[3;8Halt");
+        assert_eq!(e.snapshot().text(), "\n\n       alt");
+        e.advance(b"\x1b[?1049l");
+        let primary = e.snapshot();
+        assert_eq!(primary.text(), "primary");
+        assert_eq!((primary.cursor.row, primary.cursor.col), (1, 2));
+        assert_eq!(alternate_size(&mut e), (1, 1));
+        e.resize(12, 4);
+        assert_eq!(alternate_size(&mut e), (1, 1));
+        e.advance(b"\x1b[?1049h\x1b[4;12HZ");
+        let alt = e.snapshot();
+        assert_eq!((alt.width, alt.height), (12, 4));
+        assert_eq!(alt.text(), "\n\n\n           Z");
+        e.advance(b"\x1bc");
+        assert!(!e.snapshot().modes.alternate_screen);
+        assert_eq!(alternate_size(&mut e), (1, 1));
     }
 
     #[test]

@@ -117,6 +117,21 @@ impl<T: EventListener> Guarded<'_, T> {
     }
 }
 
+/// Replaces the grid of the alternate screen, while the primary screen is shown, with a blank
+/// one of `cols` × `rows`: the alternate screen is cleared whenever it is entered, so its grid
+/// only matters while it is shown. The emulator keeps it 1 × 1 (24 bytes) the rest of the time
+/// instead of a second screen's cells (57.6 KB at 100 × 24), and makes it the screen's size
+/// when `CSI ? 1049 h` enters it. The primary screen's saved cursor is kept (the swap that
+/// reaches the alternate grid would drop it).
+pub(super) fn set_alternate<T: EventListener>(term: &mut Term<T>, cols: usize, rows: usize) {
+    debug_assert!(!term.mode().contains(TermMode::ALT_SCREEN));
+    let saved = term.grid().saved_cursor.clone();
+    term.swap_alt();
+    *term.grid_mut() = Grid::new(rows, cols, 0);
+    term.swap_alt();
+    term.grid_mut().saved_cursor = saved;
+}
+
 /// [`Guarded::keep_top`] on a terminal and its scrollback.
 pub(super) fn keep_top<T>(
     term: &Term<T>,
@@ -272,7 +287,12 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
     }
 
     fn reset_state(&mut self) {
+        let alternate = !self.primary();
         Handler::reset_state(&mut *self.term);
+        if alternate {
+            // Back on the primary screen: the alternate one goes until it is entered again.
+            set_alternate(self.term, 1, 1);
+        }
         self.scrollback.clear();
         *self.region = 0..self.term.screen_lines() as i32;
     }
@@ -290,12 +310,23 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
 
     fn set_private_mode(&mut self, mode: PrivateMode) {
         self.deccolm(mode);
+        if mode == PrivateMode::Named(NamedPrivateMode::SwapScreenAndSetRestoreCursor)
+            && self.primary()
+        {
+            // The alternate screen is allocated when it is entered (see [`set_alternate`]).
+            let (cols, rows) = (self.term.columns(), self.term.screen_lines());
+            set_alternate(self.term, cols, rows);
+        }
         Handler::set_private_mode(&mut *self.term, mode)
     }
 
     fn unset_private_mode(&mut self, mode: PrivateMode) {
         self.deccolm(mode);
-        Handler::unset_private_mode(&mut *self.term, mode)
+        let alternate = !self.primary();
+        Handler::unset_private_mode(&mut *self.term, mode);
+        if alternate && self.primary() {
+            set_alternate(self.term, 1, 1);
+        }
     }
 
     forward! {
