@@ -164,6 +164,7 @@ fn main() {
         color_env: true,
         delete_ci_env: true,
         env: None,
+        scrollback: None,
     }))
     .expect("start");
     let id = started["sessionId"]

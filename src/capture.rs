@@ -58,6 +58,8 @@ pub struct CommandCapture {
     pub query_colors: QueryColors,
     /// Keep the output with its timing ([`Capture::recording`]).
     pub record: bool,
+    /// Rows of scrollback kept above the screen (see [`Emulator::with_scrollback`]).
+    pub scrollback: usize,
 }
 
 enum Chunk {
@@ -91,7 +93,11 @@ fn read_in_thread(mut reader: Box<dyn Read + Send>) -> Receiver<Chunk> {
 /// Errors: the [`SpawnError`] when the program cannot be started.
 pub fn run_command(opts: &CommandCapture) -> Result<Capture, SpawnError> {
     let start = Instant::now();
-    let mut emulator = Emulator::new(opts.spawn.cols as usize, opts.spawn.rows as usize);
+    let mut emulator = Emulator::with_scrollback(
+        opts.spawn.cols as usize,
+        opts.spawn.rows as usize,
+        opts.scrollback,
+    );
     emulator.set_query_colors(opts.query_colors);
     // The writer stays until the end: dropping it types newline + EOF into the PTY.
     let (mut process, reader, _writer) = pty::spawn(&opts.spawn)?;
@@ -169,12 +175,13 @@ pub fn run_bytes(
     input: Box<dyn Read + Send>,
     cols: u16,
     rows: u16,
+    scrollback: usize,
     timeout: Option<Duration>,
     record: bool,
 ) -> Capture {
     let start = Instant::now();
     let mut recorder = record.then(|| recorder(cols, rows, start));
-    let mut emulator = Emulator::new(cols as usize, rows as usize);
+    let mut emulator = Emulator::with_scrollback(cols as usize, rows as usize, scrollback);
     let rx = read_in_thread(input);
     let mut status = Status::Completed;
     loop {

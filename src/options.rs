@@ -30,6 +30,10 @@ pub struct TerminalOptions {
     /// Rows, 1–500.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub height: Option<u16>,
+    /// Rows of scrollback kept above the screen, 0–[`crate::term::MAX_SCROLLBACK`]
+    /// (`--scrollback` of `capture` and `session start`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scrollback: Option<u32>,
 }
 
 /// Appearance options (the `capture` flags as data).
@@ -319,7 +323,7 @@ impl TerminalOptions {
     /// `top` over `self`: every key `top` sets wins.
     pub fn overlay(&self, top: &TerminalOptions) -> TerminalOptions {
         let mut out = self.clone();
-        overlay_fields!(out, top, width, height);
+        overlay_fields!(out, top, width, height, scrollback);
         out
     }
 }
@@ -667,7 +671,8 @@ mod tests {
             m.terminal(),
             TerminalOptions {
                 width: Some(80),
-                height: Some(10)
+                height: Some(10),
+                scrollback: None,
             }
         );
         assert_eq!(m.appearance().theme, Some(vec!["light".to_string()]));

@@ -1682,3 +1682,68 @@ fn argument_errors_are_the_json_envelope() {
     assert_eq!(help.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&help.stdout).contains("Usage"));
 }
+
+/// Issue 19 item 7: `start --scrollback N` bounds the session's scrollback (0 allowed), the
+/// config's `terminal.scrollback` is the default, and an out-of-range value is the
+/// `invalid_request` envelope with exit 1, for the flag and for the config key alike.
+#[test]
+fn scrollback_is_bounded_by_start_and_by_the_config() {
+    let h = Host::new();
+    let scrollback_rows = |id: &str| {
+        h.ok(&["read", id])["screen"]["scrollbackRows"]
+            .as_u64()
+            .unwrap()
+    };
+    let flood = "seq 1 200; echo done; sleep 30";
+    let fifty = h.start(&["--scrollback", "50", "--", "sh", "-c", flood]);
+    let none = h.start(&["--scrollback", "0", "--", "sh", "-c", flood]);
+    let default = h.start(&["--", "sh", "-c", "seq 1 3000; echo done; sleep 30"]);
+    for id in [&fifty, &none, &default] {
+        h.wait(id, "done");
+    }
+    assert_eq!(scrollback_rows(&fifty), 50, "the newest 50 rows are kept");
+    assert_eq!(scrollback_rows(&none), 0);
+    assert_eq!(scrollback_rows(&default), 2000, "the default is 2000 rows");
+
+    std::fs::write(
+        h.dir.path().join("console2svg.config.yaml"),
+        "$version: 1\noptions:\n  terminal:\n    scrollback: 7\n",
+    )
+    .unwrap();
+    let configured = h.start(&["--", "sh", "-c", flood]);
+    let flag_wins = h.start(&["--scrollback", "20", "--", "sh", "-c", flood]);
+    h.wait(&configured, "done");
+    h.wait(&flag_wins, "done");
+    assert_eq!(scrollback_rows(&configured), 7);
+    assert_eq!(scrollback_rows(&flag_wins), 20);
+
+    for bad in [
+        "--scrollback=100001",
+        "--scrollback=-1",
+        "--scrollback=many",
+    ] {
+        let v = h.fails(&["start", bad, "--", "true"], "invalid_request");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("scrollback"),
+            "{v}"
+        );
+    }
+    std::fs::write(
+        h.dir.path().join("console2svg.config.yaml"),
+        "$version: 1\noptions:\n  terminal:\n    scrollback: 100001\n",
+    )
+    .unwrap();
+    let v = h.fails(&["start", "--", "true"], "invalid_request");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("terminal.scrollback"),
+        "{v}"
+    );
+    let listed = h.ok(&["list"])["sessions"].as_array().unwrap().len();
+    assert_eq!(listed, 5, "a refused start starts nothing");
+}

@@ -162,6 +162,10 @@ struct CaptureArgs {
     /// Terminal height in rows (1–500); without it the image grows to the content, scrollback included.
     #[arg(short = 'h', long, value_parser = clap::value_parser!(u16).range(1..=500))]
     height: Option<u16>,
+    /// Rows of scrollback kept above the screen, 0–100000 (default 10000): without -h the
+    /// image shows them, so output longer than that loses its beginning.
+    #[arg(long, value_name = "ROWS", value_parser = clap::value_parser!(u32).range(0..=crate::term::MAX_SCROLLBACK as i64))]
+    scrollback: Option<u32>,
     /// Stop after this many seconds and render what is on screen (status "partial").
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     timeout: Option<Duration>,
@@ -338,6 +342,16 @@ fn run_capture(args: CaptureArgs, config: Option<PathBuf>) -> Result<(), CliErro
     let rows = height.unwrap_or(24);
     args.video.check(format, !args.command.is_empty())?;
     let record = args.video.records(format);
+    let scrollback = match (args.scrollback, terminal.scrollback.map(|n| n as usize)) {
+        (Some(n), _) => n as usize,
+        (None, Some(n)) if n > crate::term::MAX_SCROLLBACK => {
+            return Err(CliError::new(format!(
+                "config terminal.scrollback: {n} is not in 0..={}",
+                crate::term::MAX_SCROLLBACK
+            )))
+        }
+        (None, n) => n.unwrap_or(crate::term::SCROLLBACK_LINES),
+    };
 
     let capture = if let Some(path) = &args.video.input {
         let recording = super::video::read_cast(path)?;
@@ -368,7 +382,14 @@ fn run_capture(args: CaptureArgs, config: Option<PathBuf>) -> Result<(), CliErro
                 "no command given: use `console2svg capture -- <command>` or pipe terminal output into console2svg",
             ));
         }
-        capture::run_bytes(Box::new(std::io::stdin()), cols, rows, args.timeout, record)
+        capture::run_bytes(
+            Box::new(std::io::stdin()),
+            cols,
+            rows,
+            scrollback,
+            args.timeout,
+            record,
+        )
     } else {
         let cwd = std::env::current_dir()
             .map_err(|e| format!("cannot read the current directory: {e}"))?;
@@ -392,6 +413,7 @@ fn run_capture(args: CaptureArgs, config: Option<PathBuf>) -> Result<(), CliErro
             timeout: args.timeout,
             query_colors,
             record,
+            scrollback,
         })?
     };
     let Capture {

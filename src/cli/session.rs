@@ -105,6 +105,10 @@ pub struct StartArgs {
     /// Do not remove CI and TF_BUILD from the environment.
     #[arg(long)]
     no_delete_envs: bool,
+    /// Rows of scrollback the session keeps, 0–100000 (default: the config's
+    /// `terminal.scrollback`, else 2000); the oldest rows go first.
+    #[arg(long, value_name = "ROWS", value_parser = clap::value_parser!(u32).range(0..=crate::term::MAX_SCROLLBACK as i64))]
+    scrollback: Option<u32>,
     /// The program and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     command: Vec<OsString>,
@@ -218,6 +222,13 @@ pub fn run(
                     )))
                 }
             };
+            let scrollback = match a.scrollback {
+                Some(rows) => Some(rows as usize),
+                None => match config_scrollback(config) {
+                    Ok(rows) => rows,
+                    Err(e) => return emit(Err(e)),
+                },
+            };
             emit(client::request(&Request::Start(Launch {
                 argv: a
                     .command
@@ -230,6 +241,7 @@ pub fn run(
                 color_env: !a.no_colorenv,
                 delete_ci_env: !a.no_delete_envs,
                 env: Some(crate::pty::caller_env()),
+                scrollback,
             })))
         }
         SessionCommand::List { all } => emit(client::request(&Request::List { all })),
@@ -486,6 +498,28 @@ fn write_error(e: crate::output::WriteError) -> HostError {
     match e {
         WriteError::Refused(m) => HostError::new(ErrorCode::PermissionDenied, m),
         WriteError::Io(m) => HostError::new(ErrorCode::IoError, m),
+    }
+}
+
+/// The config's `terminal.scrollback`, checked (`None` when no config sets it).
+///
+/// Errors: `invalid_request` for a config that cannot be read or a value over
+/// [`crate::term::MAX_SCROLLBACK`].
+fn config_scrollback(config: Option<&std::path::Path>) -> Result<Option<usize>, HostError> {
+    let rows = crate::options::load_config(config)
+        .map_err(err(ErrorCode::InvalidRequest))?
+        .terminal()
+        .scrollback
+        .map(|n| n as usize);
+    match rows {
+        Some(n) if n > crate::term::MAX_SCROLLBACK => Err(HostError::new(
+            ErrorCode::InvalidRequest,
+            format!(
+                "config terminal.scrollback: {n} is not in 0..={}",
+                crate::term::MAX_SCROLLBACK
+            ),
+        )),
+        other => Ok(other),
     }
 }
 

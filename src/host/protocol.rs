@@ -220,6 +220,10 @@ pub struct Launch {
     /// of older clients (the host's own environment is used then) and never journaled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub env: Option<Vec<(String, String)>>,
+    /// Rows of scrollback the session keeps, 0–[`crate::term::MAX_SCROLLBACK`]; absent: the
+    /// host's default ([`crate::host::session::DEFAULT_SCROLLBACK`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scrollback: Option<usize>,
 }
 
 impl Launch {
@@ -251,6 +255,7 @@ impl Launch {
             color_env: spec.color_env,
             delete_ci_env: spec.delete_ci_env,
             env: None,
+            scrollback: None,
         }
     }
 }

@@ -318,14 +318,19 @@ impl Serialize for Cells<'_> {
     }
 }
 
-/// The `cells` array of `screen` as JSON bytes (the same bytes serde writes for a list of
-/// [`CellDoc`]s; `tests/wire.rs` holds them).
+/// How many styles [`cells_json`] keeps serialised.
+const STYLES_KEPT: usize = 32;
+
+/// The `cells` array of `screen` as JSON bytes (each cell `{"text":…}` followed by its
+/// [`CellTail`]'s fields, as serde writes them; `tests/wire.rs` holds them).
 fn cells_json(screen: &Screen) -> Vec<u8> {
     let count: usize = screen.rows.iter().map(Vec::len).sum();
     let mut out = Vec::with_capacity(count * 320 + 2);
     out.push(b'[');
-    // The last style seen and its serialised tail (`,"foreground":…}`).
-    let mut last: Option<(CellTail, Vec<u8>)> = None;
+    // The styles seen last and their serialised tails (`,"foreground":…}`), the newest last:
+    // a screen mostly repeats a few styles, and a tail is serialised once per style while it
+    // stays among the last few.
+    let mut seen: Vec<(CellTail, Vec<u8>)> = Vec::new();
     for (i, c) in screen.rows.iter().flatten().enumerate() {
         if i > 0 {
             out.push(b',');
@@ -334,18 +339,26 @@ fn cells_json(screen: &Screen) -> Vec<u8> {
         // Writing into a Vec cannot fail.
         let _ = serde_json::to_writer(&mut out, &c.text);
         let tail = CellTail::of(c);
-        match &last {
-            Some((t, bytes)) if *t == tail => out.extend_from_slice(bytes),
-            _ => {
+        let hit = match seen.last() {
+            Some((t, _)) if *t == tail => Some(seen.len() - 1),
+            _ => seen.iter().rposition(|(t, _)| *t == tail),
+        };
+        let at = match hit {
+            Some(at) => at,
+            None => {
                 let mut bytes = serde_json::to_vec(&tail).unwrap_or_default();
                 // `{"foreground":…}` → `,"foreground":…}`
                 if let Some(first) = bytes.first_mut() {
                     *first = b',';
                 }
-                out.extend_from_slice(&bytes);
-                last = Some((tail, bytes));
+                if seen.len() == STYLES_KEPT {
+                    seen.remove(0);
+                }
+                seen.push((tail, bytes));
+                seen.len() - 1
             }
-        }
+        };
+        out.extend_from_slice(&seen[at].1);
     }
     out.push(b']');
     out
@@ -425,5 +438,39 @@ impl Serialize for ColorDoc {
             }
             Some(Color::Rgb(rgb)) => s.serialize_str(&rgb.to_hex()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// More styles than are kept serialised, each used again after the others: the bytes are
+    /// those of every cell serialised on its own.
+    #[test]
+    fn cells_json_is_each_cell_serialised_whatever_the_styles() {
+        let mut e = crate::term::Emulator::new(20, 6);
+        let mut bytes = Vec::new();
+        for round in 0..2 {
+            for i in 0..(STYLES_KEPT + 8) {
+                bytes.extend_from_slice(format!("\x1b[38;5;{i}m{}", round).as_bytes());
+            }
+        }
+        e.advance(&bytes);
+        let screen = e.snapshot();
+        let mut expected = String::from("[");
+        for (i, c) in screen.rows.iter().flatten().enumerate() {
+            if i > 0 {
+                expected.push(',');
+            }
+            let tail = serde_json::to_string(&CellTail::of(c)).unwrap();
+            expected += &format!(
+                "{{\"text\":{},{}",
+                serde_json::to_string(&c.text).unwrap(),
+                &tail[1..]
+            );
+        }
+        expected.push(']');
+        assert_eq!(String::from_utf8(cells_json(&screen)).unwrap(), expected);
     }
 }

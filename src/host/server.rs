@@ -314,10 +314,20 @@ impl Host {
 
     /// `start`: spawns the program in a PTY.
     ///
-    /// Errors: `invalid_request` for a size outside 1–500 or no command;
+    /// Errors: `invalid_request` for a size outside 1–500, a scrollback over
+    /// [`crate::term::MAX_SCROLLBACK`] rows or no command;
     /// `session_not_started` when the program cannot be started.
     fn start(&mut self, launch: Launch) -> Result<Outcome, HostError> {
         check_size(launch.width, launch.height)?;
+        if launch
+            .scrollback
+            .is_some_and(|n| n > crate::term::MAX_SCROLLBACK)
+        {
+            return Err(HostError::new(
+                ErrorCode::InvalidRequest,
+                format!("scrollback must be 0–{} rows", crate::term::MAX_SCROLLBACK),
+            ));
+        }
         if launch.argv.is_empty() {
             return Err(HostError::new(
                 ErrorCode::InvalidRequest,
@@ -328,6 +338,9 @@ impl Host {
         let journals = self.runtime.join("journals");
         let journal_dir = paths::ensure_private_dir(&journals).ok();
         let session = Arc::new(Session::start(&spec, journal_dir.as_deref())?);
+        if let Some(rows) = launch.scrollback {
+            session.lock().emulator.set_scrollback(rows);
+        }
         let reply = Outcome::now(&reply::Started {
             schema_version: SCHEMA,
             session_id: &session.id,

@@ -33,6 +33,10 @@ pub fn retention() -> Duration {
     Duration::from_secs(secs)
 }
 
+/// Rows of scrollback a session keeps unless its `start` asks otherwise (`--scrollback`, the
+/// config's `terminal.scrollback`): tmux's default. Up to [`crate::term::MAX_SCROLLBACK`].
+pub const DEFAULT_SCROLLBACK: usize = 2_000;
+
 /// How long the screen must be still before a capture takes it (see [`Session::settle`]).
 pub const CAPTURE_QUIET: Duration = Duration::from_millis(100);
 
@@ -316,7 +320,8 @@ impl Shared {
     /// `session_error` (see [`Session::usable`]). Its program is ended by the caller.
     pub(super) fn fail(&mut self, message: String) {
         let (cols, rows) = (self.emulator.cols(), self.emulator.rows());
-        self.emulator = Emulator::new(cols, rows);
+        let scrollback = self.emulator.scrollback_limit();
+        self.emulator = Emulator::with_scrollback(cols, rows, scrollback);
         if self.state == State::Running {
             self.state = State::Unavailable;
             self.expires_at = Some(SystemTime::now() + retention());
@@ -369,6 +374,27 @@ pub(super) struct Core {
     pub(super) slot: usize,
     input: Mutex<Pending>,
 }
+
+impl Drop for Core {
+    /// The session's screen and scrollback are freed, then the heap is trimmed (glibc keeps
+    /// freed pages otherwise, so a host that served many sessions would keep their memory
+    /// until it exits): at most every [`TRIM_INTERVAL`], as `stop --all` and the I/O loop
+    /// trim once when the last session is gone.
+    fn drop(&mut self) {
+        self.state.get_mut().emulator = Emulator::with_scrollback(1, 1, 0);
+        static LAST_TRIM: Mutex<Option<Instant>> = Mutex::new(None);
+        let Ok(mut last) = LAST_TRIM.try_lock() else {
+            return;
+        };
+        if last.is_none_or(|t| t.elapsed() >= TRIM_INTERVAL) {
+            super::io::trim_heap();
+            *last = Some(Instant::now());
+        }
+    }
+}
+
+/// The shortest time between two heap trims after sessions end (see `Core`'s `Drop`).
+const TRIM_INTERVAL: Duration = Duration::from_millis(250);
 
 impl Core {
     /// Locks the screen state.
@@ -507,7 +533,11 @@ impl Session {
         let io = super::io::io();
         let core = Arc::new(Core {
             state: FairMutex::new(Shared {
-                emulator: Emulator::new(spec.cols as usize, spec.rows as usize),
+                emulator: Emulator::with_scrollback(
+                    spec.cols as usize,
+                    spec.rows as usize,
+                    DEFAULT_SCROLLBACK,
+                ),
                 version: 1,
                 state: State::Running,
                 exit: None,

@@ -131,6 +131,7 @@ pub enum Step {
     },
     Capture {
         args: CaptureArgs,
+        /// Boxed: the step list stays small.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         options: Option<Box<Options>>,
     },
@@ -471,6 +472,15 @@ fn check_terminal(o: &Options) -> Result<(), String> {
                 return Err(format!("terminal.{what} {n} is not in 1..=500"));
             }
         }
+    }
+    if let Some(n) = t
+        .scrollback
+        .filter(|&n| n as usize > crate::term::MAX_SCROLLBACK)
+    {
+        return Err(format!(
+            "terminal.scrollback {n} is not in 0..={}",
+            crate::term::MAX_SCROLLBACK
+        ));
     }
     Ok(())
 }

@@ -126,6 +126,7 @@ pub fn from_journal(entries: &[Entry], doc_dir: &Path) -> Result<Document, Strin
             terminal: Some(TerminalOptions {
                 width: Some(*width),
                 height: Some(*height),
+                scrollback: None,
             }),
             appearance: None,
             render: None,
@@ -229,6 +230,7 @@ mod tests {
                 color_env: true,
                 delete_ci_env: true,
                 env: None,
+                scrollback: None,
             }),
             Entry::Read,
             Entry::Send {

@@ -351,6 +351,9 @@ impl Runner<'_> {
             ),
         };
         let session = Session::start(&spec, None).map_err(|e| e.message)?;
+        if let Some(rows) = t.scrollback {
+            session.lock().emulator.set_scrollback(rows as usize);
+        }
         self.outcome.session_id = session.id.to_string();
         self.session = Some(session);
         Ok(())

@@ -5,20 +5,31 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use alacritty_terminal::event::{Event, EventListener, WindowSize};
-use alacritty_terminal::grid::Dimensions;
+use alacritty_terminal::grid::{Dimensions, Grid, Row};
 use alacritty_terminal::index::{Column, Line};
 use alacritty_terminal::term::cell::{Cell as TermCell, Flags};
 use alacritty_terminal::term::{Config, Term, TermMode};
 use alacritty_terminal::vte::ansi::{self, CursorShape as TermCursorShape, NamedColor, Processor};
 
-use super::guard::{self, Guarded, MAX_SIZE};
+use super::guard::{self, CursorRow, Guarded, MAX_SIZE};
 use super::screen::{
     xterm_256, Cell, Color, Cursor, CursorShape, Link, Modes, Rgb, Screen, Underline,
 };
+use super::scrollback::Scrollback;
 use super::sniff::{Found, ProgramStatus, Sniffer};
 
-/// Lines of scrollback the emulator keeps.
+/// Rows of scrollback an emulator keeps unless told otherwise ([`Emulator::with_scrollback`]):
+/// what a one-shot capture renders above the screen (sessions keep fewer by default).
 pub const SCROLLBACK_LINES: usize = 10_000;
+
+/// The most rows of scrollback an emulator keeps (`--scrollback`, `terminal.scrollback`).
+pub const MAX_SCROLLBACK: usize = 100_000;
+
+/// At most this many cells of the scrollback's newest lines (at least two screens of rows)
+/// take part in a width change's reflow with the screen in alacritty's grid: a longer line
+/// running onto the screen is re-wrapped in two parts. 500 000 cells are 12 MB for the time of
+/// the resize.
+const REFLOW_CELLS: usize = 500_000;
 
 /// The primary device attributes (DA1) answer: VT220 (62) with ANSI colour (22).
 const DA1_ANSWER: &[u8] = b"\x1b[?62;22c";
@@ -155,8 +166,13 @@ impl Dimensions for Size {
 /// [`Emulator::expire_sync`] once [`Emulator::sync_deadline`] has passed (vte's 150 ms limit),
 /// or output after an unterminated `CSI ?2026h` never shows.
 pub struct Emulator {
+    /// alacritty's terminal, keeping no history of its own: rows scrolling off the primary
+    /// screen go to `scrollback`.
     term: Term<Events>,
     parser: Processor,
+    scrollback: Scrollback,
+    /// The scroll region, as alacritty keeps it (see [`Guarded::region`]).
+    region: std::ops::Range<i32>,
     events: Events,
     replies: Vec<u8>,
     colors: QueryColors,
@@ -171,20 +187,31 @@ pub struct Emulator {
 
 impl Emulator {
     /// A terminal of `cols` × `rows` cells (each clamped to 1–[`MAX_SIZE`]), default modes,
-    /// empty scrollback.
+    /// empty scrollback of at most [`SCROLLBACK_LINES`] rows.
     pub fn new(cols: usize, rows: usize) -> Emulator {
+        Emulator::with_scrollback(cols, rows, SCROLLBACK_LINES)
+    }
+
+    /// [`Emulator::new`] keeping at most `scrollback` rows above the screen (clamped to
+    /// [`MAX_SCROLLBACK`]; 0 keeps none). Allocates the screen only: the scrollback grows as
+    /// rows scroll off, compactly (see [`Emulator::history_size`]).
+    pub fn with_scrollback(cols: usize, rows: usize, scrollback: usize) -> Emulator {
         let events = Events::default();
         let config = Config {
-            scrolling_history: SCROLLBACK_LINES,
+            scrolling_history: 0,
             // Tracks the progressive-enhancement stack and answers `CSI ? u`; keys are encoded
             // by its flags (see `keys`).
             kitty_keyboard: true,
             ..Config::default()
         };
         let size = Size::clamped(cols, rows);
+        let mut term = Term::new(config, &size, events.clone());
+        guard::set_alternate(&mut term, 1, 1);
         Emulator {
-            term: Term::new(config, &size, events.clone()),
+            term,
             parser: Processor::new(),
+            scrollback: Scrollback::new(scrollback.min(MAX_SCROLLBACK), size.cols),
+            region: 0..size.rows as i32,
             events,
             replies: Vec::new(),
             colors: QueryColors::default(),
@@ -236,6 +263,8 @@ impl Emulator {
     fn parse(&mut self, bytes: &[u8]) {
         let mut handler = Guarded {
             term: &mut self.term,
+            scrollback: &mut self.scrollback,
+            region: &mut self.region,
         };
         self.parser.advance(&mut handler, bytes);
         self.drain_events();
@@ -361,6 +390,8 @@ impl Emulator {
     pub fn expire_sync(&mut self) {
         let mut handler = Guarded {
             term: &mut self.term,
+            scrollback: &mut self.scrollback,
+            region: &mut self.region,
         };
         self.parser.stop_sync(&mut handler);
         self.drain_events();
@@ -390,21 +421,123 @@ impl Emulator {
     }
 
     /// Resizes the grid to `cols` × `rows` (each clamped to 1–[`MAX_SIZE`]); content reflows
-    /// as in alacritty. Safe at every size with any content, and bounded: a terminal becoming
-    /// 1 column wide first turns its double-width characters into U+FFFD, and a width shrinking
-    /// to less than half is reached in halving steps (see [`super::guard`]).
+    /// as in alacritty: rows pushed off the top go to the scrollback, rows come back from it
+    /// when the screen grows taller, and the scrollback is re-wrapped at the new width (a line
+    /// running from the scrollback onto the screen is re-wrapped in two parts).
+    ///
+    /// Safe at every size with any content, and bounded: a terminal becoming 1 column wide
+    /// first turns its double-width characters into U+FFFD, and a width shrinking to less than
+    /// half is reached in halving steps (see [`super::guard`]).
     pub fn resize(&mut self, cols: usize, rows: usize) {
         let size = Size::clamped(cols, rows);
-        if size.cols == 1 && self.term.columns() > 1 {
-            guard::narrow_wide_chars(&mut self.term);
+        if (size.cols, size.rows) == (self.cols(), self.rows()) {
+            return;
         }
-        for step in guard::shrink_steps(self.term.columns(), size.cols) {
+        if self.term.mode().contains(TermMode::ALT_SCREEN) {
+            // The primary screen is resized while shown (its rows are only reachable so), then
+            // the alternate screen is put back, resized without reflow as alacritty does.
+            let mut alternate = self.term.grid().clone();
+            self.term.swap_alt();
+            self.resize_primary(size);
+            self.term.swap_alt();
+            if size.cols == 1 {
+                guard::narrow_grid(&mut alternate);
+            }
+            alternate.resize(false, size.rows, size.cols);
+            alternate.truncate();
+            *self.term.grid_mut() = alternate;
+        } else {
+            self.resize_primary(size);
+            // alacritty resized the alternate grid too (growing it with 1 000 spare rows).
+            guard::set_alternate(&mut self.term, 1, 1);
+        }
+        self.region = 0..size.rows as i32;
+    }
+
+    /// [`Emulator::resize`] with the primary screen shown: rows first, then columns, as
+    /// alacritty does.
+    fn resize_primary(&mut self, size: Size) {
+        let (old_cols, old_rows) = (self.cols(), self.rows());
+        if size.rows < old_rows {
+            // alacritty keeps the cursor on screen: the rows above it that no longer fit go.
+            let cursor = self.term.grid().cursor.point.line.0.max(0) as usize;
+            let pushed = (cursor + 1).saturating_sub(size.rows);
+            guard::keep_top(&self.term, &mut self.scrollback, pushed, CursorRow::AsIs);
             self.term.resize(Size {
-                cols: step,
-                rows: self.term.screen_lines(),
+                cols: old_cols,
+                rows: size.rows,
             });
+        } else if size.rows > old_rows {
+            self.term.resize(Size {
+                cols: old_cols,
+                rows: size.rows,
+            });
+            self.pull_back(size.rows - old_rows);
+            // Growing, alacritty adds 1 000 spare rows to the grid: let them go.
+            self.term.grid_mut().truncate();
         }
-        self.term.resize(size);
+        if size.cols != old_cols {
+            // alacritty reflows its history with the screen: the newest lines of the scrollback
+            // (a line running onto the screen, rows a joining screen pulls down) go back to its
+            // history for the reflow, and everything it holds after it goes to the scrollback.
+            let most = (2 * size.rows).max(REFLOW_CELLS / old_cols.max(size.cols));
+            let back = self.scrollback.pop_lines(size.rows, size.cols, most);
+            let grid = self.term.grid_mut();
+            grid.update_history(MAX_SIZE * (MAX_SIZE + 1));
+            inject_history(grid, back);
+            if size.cols == 1 {
+                guard::narrow_grid(grid);
+            }
+            let steps = guard::shrink_steps(old_cols, size.cols);
+            for cols in steps.into_iter().chain([size.cols]) {
+                self.term.resize(Size {
+                    cols,
+                    rows: size.rows,
+                });
+            }
+            self.scrollback.set_width(size.cols);
+            let grid = self.term.grid();
+            for line in -(grid.history_size() as i32)..0 {
+                let cells = &grid[Line(line)][..];
+                let wrapped = cells
+                    .last()
+                    .is_some_and(|c| c.flags.contains(Flags::WRAPLINE));
+                self.scrollback.push_row(cells, wrapped, None);
+            }
+            let grid = self.term.grid_mut();
+            grid.update_history(0);
+            grid.truncate();
+        }
+    }
+
+    /// After the screen grew `added` rows taller: the newest rows of the scrollback come back
+    /// at its top, the rest moving down, as alacritty pulls them from its history.
+    fn pull_back(&mut self, added: usize) {
+        let back = self.scrollback.pop_rows(added);
+        if back.is_empty() {
+            return;
+        }
+        let n = back.len();
+        let cols = self.cols();
+        let grid = self.term.grid_mut();
+        let lines = grid.screen_lines() as i32;
+        grid.scroll_down(&(Line(0)..Line(lines)), n);
+        for (i, cells) in back.into_iter().enumerate() {
+            grid[Line(i as i32)] = Row::from_vec(cells, cols);
+        }
+        grid.cursor.point.line += n;
+        grid.saved_cursor.point.line += n;
+    }
+
+    /// Keeps at most `rows` rows of scrollback from now on (clamped to [`MAX_SCROLLBACK`]),
+    /// dropping the oldest now if there are more.
+    pub fn set_scrollback(&mut self, rows: usize) {
+        self.scrollback.set_limit(rows.min(MAX_SCROLLBACK));
+    }
+
+    /// The most rows of scrollback kept.
+    pub fn scrollback_limit(&self) -> usize {
+        self.scrollback.limit()
     }
 
     fn drain_events(&mut self) {
@@ -458,9 +591,14 @@ impl Emulator {
         }
     }
 
-    /// Lines of scrollback above the viewport.
+    /// Rows of scrollback above the viewport (none while the alternate screen is shown: it
+    /// has no scrollback).
     pub fn history_size(&self) -> usize {
-        self.term.grid().history_size()
+        if self.term.mode().contains(TermMode::ALT_SCREEN) {
+            0
+        } else {
+            self.scrollback.rows()
+        }
     }
 
     /// The input-relevant modes now (DECCKM, DECKPAM, bracketed paste, mouse, alternate
@@ -503,21 +641,34 @@ impl Emulator {
 
     /// The viewport only.
     pub fn snapshot(&self) -> Screen {
-        self.snapshot_rows(0)
+        self.snapshot_rows(false)
     }
 
     /// The whole scrollback followed by the viewport.
     pub fn snapshot_with_scrollback(&self) -> Screen {
-        self.snapshot_rows(self.term.grid().history_size())
+        self.snapshot_rows(true)
     }
 
-    fn snapshot_rows(&self, history: usize) -> Screen {
+    fn snapshot_rows(&self, with_scrollback: bool) -> Screen {
         let grid = self.term.grid();
         let cols = grid.columns();
         let rows = grid.screen_lines();
-        let mut out = Vec::with_capacity(history + rows);
+        let history = if with_scrollback {
+            self.history_size()
+        } else {
+            0
+        };
+        let mut out: Vec<Vec<Cell>> = Vec::with_capacity(history + rows);
         let mut wrapped = Vec::new();
-        for line in -(history as i32)..rows as i32 {
+        if history > 0 {
+            self.scrollback.for_each_row(|cells| {
+                out.push(cells.iter().map(convert_cell).collect());
+                if cells.last().is_some_and(|c| c.flags.contains(Flags::WRAPLINE)) {
+                    wrapped.push(out.len() - 1);
+                }
+            });
+        }
+        for line in 0..rows as i32 {
             let row = &grid[Line(line)];
             out.push((0..cols).map(|c| convert_cell(&row[Column(c)])).collect());
             if cols > 0 && row[Column(cols - 1)].flags.contains(Flags::WRAPLINE) {
@@ -553,6 +704,26 @@ impl Emulator {
             palette_overrides,
             wrapped,
         }
+    }
+}
+
+/// Puts `rows` (oldest first, as wide as the grid) into the history of `grid` above its
+/// screen, which stays as it is. The grid's history limit must allow them.
+fn inject_history(grid: &mut Grid<TermCell>, rows: Vec<Vec<TermCell>>) {
+    let n = rows.len();
+    if n == 0 {
+        return;
+    }
+    let lines = grid.screen_lines() as i32;
+    let cols = grid.columns();
+    let screen: Vec<Row<TermCell>> = (0..lines).map(|l| grid[Line(l)].clone()).collect();
+    // Makes `n` rows of history (the screen's top rows, rewritten below).
+    grid.scroll_up(&(Line(0)..Line(lines)), n);
+    for (i, cells) in rows.into_iter().enumerate() {
+        grid[Line(i as i32 - n as i32)] = Row::from_vec(cells, cols);
+    }
+    for (i, row) in screen.into_iter().enumerate() {
+        grid[Line(i as i32)] = row;
     }
 }
 
@@ -982,6 +1153,325 @@ mod tests {
                 assert_consistent(&e, "random");
             }
         });
+    }
+
+    /// alacritty's own terminal keeping its own history: the reference the compact scrollback
+    /// is held to.
+    struct Native {
+        term: Term<Events>,
+        parser: Processor,
+    }
+
+    impl Native {
+        fn new(cols: usize, rows: usize, history: usize) -> Native {
+            let config = Config {
+                scrolling_history: history,
+                kitty_keyboard: true,
+                ..Config::default()
+            };
+            Native {
+                term: Term::new(config, &Size { cols, rows }, Events::default()),
+                parser: Processor::new(),
+            }
+        }
+
+        /// Resizes as the emulator does: rows first, a width shrinking to less than half in
+        /// halving steps, with an unbounded history for the time of a width change.
+        fn resize(&mut self, cols: usize, rows: usize, history: usize) {
+            let old = self.term.columns();
+            let primary = !self.term.mode().contains(TermMode::ALT_SCREEN);
+            if primary && cols != old {
+                self.term.grid_mut().update_history(MAX_SCROLLBACK);
+            }
+            self.term.resize(Size { cols: old, rows });
+            for step in guard::shrink_steps(old, cols).into_iter().chain([cols]) {
+                self.term.resize(Size { cols: step, rows });
+            }
+            if primary && cols != old {
+                self.term.grid_mut().update_history(history);
+            }
+        }
+
+        fn advance(&mut self, bytes: &[u8]) {
+            self.parser.advance(&mut self.term, bytes);
+            self.parser.stop_sync(&mut self.term);
+        }
+
+        /// History and screen rows as the snapshot converts them, and the cursor.
+        fn rows(&self) -> (Vec<Vec<Cell>>, (usize, usize)) {
+            let grid = self.term.grid();
+            let h = grid.history_size() as i32;
+            let rows = (-h..grid.screen_lines() as i32)
+                .map(|l| grid[Line(l)][..].iter().map(convert_cell).collect())
+                .collect();
+            let p = grid.cursor.point;
+            (rows, ((h + p.line.0) as usize, p.column.0))
+        }
+
+        /// No damaged double-width pair anywhere, a spacer in another style than its character
+        /// included (the scrollback normalises those, and rows can come back from it).
+        fn well_formed(&self) -> bool {
+            let grid = self.term.grid();
+            (-(grid.history_size() as i32)..grid.screen_lines() as i32).all(|l| {
+                let cells = &grid[Line(l)][..];
+                cells.iter().enumerate().all(|(i, c)| {
+                    let wide = c.flags.contains(Flags::WIDE_CHAR);
+                    let spacer = c.flags.contains(Flags::WIDE_CHAR_SPACER);
+                    let width = c.c.width();
+                    if wide {
+                        width == Some(2)
+                            && cells.get(i + 1).is_some_and(|n| {
+                                n.flags.contains(Flags::WIDE_CHAR_SPACER)
+                                    && (n.fg, n.bg, n.flags - Flags::WIDE_CHAR_SPACER)
+                                        == (c.fg, c.bg, c.flags - Flags::WIDE_CHAR)
+                                    && n.underline_color() == c.underline_color()
+                                    && n.hyperlink() == c.hyperlink()
+                            })
+                    } else if spacer {
+                        i > 0 && cells[i - 1].flags.contains(Flags::WIDE_CHAR)
+                    } else {
+                        width != Some(2) && width != Some(0) && c.c != '\0'
+                    }
+                })
+            })
+        }
+    }
+
+    use unicode_width::UnicodeWidthChar;
+
+    /// A xorshift generator of numbers below `n`, seeded.
+    fn xorshift(mut seed: u64) -> impl FnMut(u64) -> u64 {
+        move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        }
+    }
+
+    /// What [`compare_with_native`] draws from.
+    struct Streams<'a> {
+        seed: u64,
+        count: usize,
+        /// Column and row counts to draw from, inclusive.
+        cols: (usize, usize),
+        rows: (usize, usize),
+        histories: &'a [usize],
+        pieces: &'a [&'a [u8]],
+        /// Resizes change the width too (not while the alternate screen is shown).
+        widths: bool,
+    }
+
+    /// Feeds random streams of `pieces` (and resizes) to the emulator and to alacritty keeping
+    /// its own history, comparing history, screen (cell for cell) and cursor after each piece.
+    /// For a width change alacritty reflows with an unbounded history, trimmed to its limit
+    /// after, as the emulator does. Returns (streams, comparisons, the logs of the streams
+    /// that differed).
+    fn compare_with_native(s: Streams) -> (usize, usize, Vec<String>) {
+        let mut next = xorshift(s.seed);
+        let mut draw = |(lo, hi): (usize, usize)| lo + next((hi - lo + 1) as u64) as usize;
+        let (mut compared, mut streams, mut differed) = (0, 0, Vec::new());
+        for _ in 0..s.count {
+            let (cols, rows) = (draw(s.cols), draw(s.rows));
+            let history = s.histories[draw((0, s.histories.len() - 1))];
+            let mut e = Emulator::with_scrollback(cols, rows, history);
+            let mut n = Native::new(cols, rows, history);
+            let mut log = format!("{cols}x{rows} history {history}:");
+            streams += 1;
+            for _ in 0..60 {
+                if draw((0, 11)) == 0 {
+                    let alternate = n.term.mode().contains(TermMode::ALT_SCREEN);
+                    let rows = draw(s.rows);
+                    let cols = if s.widths && !alternate {
+                        draw(s.cols)
+                    } else {
+                        n.term.columns()
+                    };
+                    log += &format!(" resize({cols},{rows})");
+                    e.resize(cols, rows);
+                    n.resize(cols, rows, history);
+                } else {
+                    let piece = s.pieces[draw((0, s.pieces.len() - 1))];
+                    log += &format!(" {:?}", String::from_utf8_lossy(piece));
+                    e.advance(piece);
+                    e.expire_sync();
+                    n.advance(piece);
+                }
+                if !n.well_formed() {
+                    break;
+                }
+                let ours = e.snapshot_with_scrollback();
+                let (rows, cursor) = n.rows();
+                if ours.rows != rows {
+                    let i = (0..ours.rows.len().max(rows.len()))
+                        .find(|&i| ours.rows.get(i) != rows.get(i))
+                        .unwrap_or(0);
+                    fn text(r: Option<&Vec<Cell>>) -> Option<Vec<&str>> {
+                        r.map(|r| r.iter().map(|c| c.text.as_str()).collect())
+                    }
+                    let cols = e.cols();
+                    let j = (0..cols)
+                        .find(|&j| ours.rows.get(i).map(|r| &r[j]) != rows.get(i).map(|r| &r[j]))
+                        .unwrap_or(0);
+                    differed.push(format!(
+                        "{log}\nrow {i} of {} (history {}), cell {j}:\nours   {:?} {:?}\nnative {:?} {:?}",
+                        rows.len(),
+                        n.term.grid().history_size(),
+                        text(ours.rows.get(i)),
+                        ours.rows.get(i).map(|r| &r[j]),
+                        text(rows.get(i)),
+                        rows.get(i).map(|r| &r[j]),
+                    ));
+                    break;
+                }
+                if (ours.cursor.row, ours.cursor.col) != cursor
+                    || e.history_size() != n.term.grid().history_size()
+                {
+                    differed.push(format!("{log}\ncursor {:?} native {cursor:?}", ours.cursor));
+                    break;
+                }
+                compared += 1;
+            }
+        }
+        (streams, compared, differed)
+    }
+
+    /// Random output (and height changes) into the emulator and into alacritty keeping its own
+    /// history give the same history and screen, cell for cell, and the same cursor.
+    #[test]
+    fn the_compact_scrollback_matches_alacritty_s_own_history() {
+        let pieces: [&[u8]; 42] = [
+            b"\x1b[4h",
+            b"\x1b[4l",
+            b"\x1b[2P",
+            b"\x1b[3X",
+            b"\x1b[K",
+            b"\x1b[1K",
+            b"\x1bH",
+            b"\x1bc",
+            b"\x1b[?6h",
+            b"\x1b[?3h",
+            b"\x1b[2@",
+            b"\x1b[2;1H\x1bM",
+            "中".as_bytes(),
+            "😀".as_bytes(),
+            "e\u{301}".as_bytes(),
+            b"abc",
+            b"xy",
+            b"\r\n",
+            b"\n",
+            b"\r",
+            b"\t",
+            b"\x08",
+            b"\x1b[31m",
+            b"\x1b[42;1m",
+            b"\x1b[0m",
+            b"\x1b[4:3;58:2::1:2:3m",
+            b"\x1b]8;;https://a.example\x1b\\L\x1b]8;;\x1b\\",
+            b"\x1b[2J",
+            b"\x1b[3J",
+            b"\x1b[2S",
+            b"\x1b[M",
+            b"\x1b[3L",
+            b"\x1b[H",
+            b"\x1b[2;3r",
+            b"\x1b[r",
+            b"\x1b[1;2r",
+            b"\x1b[5;1H",
+            b"\x1b[?7l",
+            b"\x1b[?7h",
+            b"\x1b[?1049h",
+            b"\x1b[?1049l",
+            b"\x1bD",
+        ];
+        let (streams, compared, differed) = compare_with_native(Streams {
+            seed: 15,
+            count: 3000,
+            cols: (2, 8),
+            rows: (1, 6),
+            histories: &[0, 1, 3, 7, 50],
+            pieces: &pieces,
+            widths: false,
+        });
+        assert!(differed.is_empty(), "{}", differed.join("\n\n"));
+        assert!(
+            compared > streams * 20,
+            "{compared} comparisons in {streams} streams"
+        );
+    }
+
+    /// Width changes with text, double-width characters and colours, at everyday sizes and
+    /// scrollback limits: the scrollback is re-wrapped as alacritty reflows its own history.
+    /// (Measured: 2 of 30 000 streams differ, in which blank row a reflow keeps; a few percent
+    /// do with limits under 10 rows, where a limit cuts a line that a reflow then joins.)
+    #[test]
+    fn width_changes_reflow_the_scrollback_as_alacritty_does() {
+        let pieces: [&[u8]; 6] = [
+            b"The quick brown fox jumps over the lazy dog; ",
+            "日本語のテキストです、".as_bytes(),
+            "e\u{301}😀".as_bytes(),
+            b"\r\n",
+            b"\x1b[1;32mok\x1b[0m ",
+            b"\x1b]8;;https://a.example\x1b\\L\x1b]8;;\x1b\\",
+        ];
+        let (streams, compared, differed) = compare_with_native(Streams {
+            seed: 0x2545_f491_4f6c_dd1d,
+            count: 700,
+            cols: (20, 80),
+            rows: (5, 25),
+            histories: &[50, 1000],
+            pieces: &pieces,
+            widths: true,
+        });
+        assert!(
+            differed.len() * 1000 <= streams,
+            "{} of {streams} streams differ:\n{}",
+            differed.len(),
+            differed.join("\n\n")
+        );
+        assert!(
+            compared > streams * 20,
+            "{compared} comparisons in {streams} streams"
+        );
+    }
+
+    /// The size of the alternate screen's grid while the primary screen is shown.
+    fn alternate_size(e: &mut Emulator) -> (usize, usize) {
+        let saved = e.term.grid().saved_cursor.clone();
+        e.term.swap_alt();
+        let size = (e.term.columns(), e.term.screen_lines());
+        e.term.swap_alt();
+        e.term.grid_mut().saved_cursor = saved;
+        size
+    }
+
+    /// The alternate screen takes memory only while it is shown: an idle terminal keeps one
+    /// screen of cells, not two.
+    #[test]
+    fn the_alternate_screen_is_made_when_entered_and_let_go_when_left() {
+        let mut e = Emulator::new(10, 3);
+        assert_eq!(alternate_size(&mut e), (1, 1));
+        e.advance(b"primary\x1b[2;3H\x1b[?1049h");
+        let alt = e.snapshot();
+        assert!(alt.modes.alternate_screen);
+        assert_eq!(alt.text(), "");
+        assert_eq!((alt.cursor.row, alt.cursor.col), (1, 2));
+        e.advance(b"\x1b[3;8Halt");
+        assert_eq!(e.snapshot().text(), "\n\n       alt");
+        e.advance(b"\x1b[?1049l");
+        let primary = e.snapshot();
+        assert_eq!(primary.text(), "primary");
+        assert_eq!((primary.cursor.row, primary.cursor.col), (1, 2));
+        assert_eq!(alternate_size(&mut e), (1, 1));
+        e.resize(12, 4);
+        assert_eq!(alternate_size(&mut e), (1, 1));
+        e.advance(b"\x1b[?1049h\x1b[4;12HZ");
+        let alt = e.snapshot();
+        assert_eq!((alt.width, alt.height), (12, 4));
+        assert_eq!(alt.text(), "\n\n\n           Z");
+        e.advance(b"\x1bc");
+        assert!(!e.snapshot().modes.alternate_screen);
+        assert_eq!(alternate_size(&mut e), (1, 1));
     }
 
     #[test]

@@ -26,17 +26,21 @@
 //! sequence, with counts up to 65 535) and resizes at every size from 1 × 1 to 12 × 12 (and
 //! larger by sampling); see the emulator's tests.
 
+use std::ops::Range;
+
 use alacritty_terminal::event::EventListener;
-use alacritty_terminal::grid::{Dimensions, Grid};
+use alacritty_terminal::grid::{Dimensions, Grid, GridCell};
 use alacritty_terminal::index::{Column, Line};
 use alacritty_terminal::term::cell::{Cell, Flags};
 use alacritty_terminal::term::{Term, TermMode};
 use alacritty_terminal::vte::ansi::{
     Attr, CharsetIndex, ClearMode, CursorShape, CursorStyle, Handler, Hyperlink, KeyboardModes,
-    KeyboardModesApplyBehavior, LineClearMode, Mode, ModifyOtherKeys, PrivateMode, Rgb,
-    ScpCharPath, ScpUpdateMode, StandardCharset, TabulationClearMode,
+    KeyboardModesApplyBehavior, LineClearMode, Mode, ModifyOtherKeys, NamedPrivateMode,
+    PrivateMode, Rgb, ScpCharPath, ScpUpdateMode, StandardCharset, TabulationClearMode,
 };
 use unicode_width::UnicodeWidthChar;
+
+use super::scrollback::Scrollback;
 
 /// What a double-width character becomes where it cannot fit (a 1-column terminal): U+FFFD
 /// REPLACEMENT CHARACTER, one cell wide.
@@ -45,9 +49,124 @@ pub const WIDE_IN_ONE_COLUMN: char = '\u{fffd}';
 /// The largest terminal the emulator makes, in columns and in rows (the contract's 1–500).
 pub const MAX_SIZE: usize = 500;
 
-/// The handler the parser drives: alacritty's `Term`, with the input it cannot take replaced.
+/// The handler the parser drives: alacritty's `Term`, with the input it cannot take replaced,
+/// and the rows about to scroll off the top of the primary screen kept in the [`Scrollback`]
+/// (alacritty keeps no history of its own here: see [`super::scrollback`]).
 pub(super) struct Guarded<'a, T> {
     pub term: &'a mut Term<T>,
+    pub scrollback: &'a mut Scrollback,
+    /// The scroll region (DECSTBM) as alacritty keeps it (which it does not expose): viewport
+    /// lines `start..end`, reset to the whole screen by a resize, a reset and DECCOLM.
+    pub region: &'a mut Range<i32>,
+}
+
+/// How the cursor's row leaves the screen when it is among the rows scrolling off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum CursorRow {
+    /// As it is.
+    AsIs,
+    /// Wrapped: the wrap of the next character is what scrolls it off.
+    Wrapped,
+    /// Wrapped, its last cell becoming the spacer a double-width character leaves when it
+    /// does not fit the last column.
+    WrappedAfterSpacer,
+}
+
+impl<T: EventListener> Guarded<'_, T> {
+    /// The primary screen is shown (only its rows go to the scrollback).
+    fn primary(&self) -> bool {
+        !self.term.mode().contains(TermMode::ALT_SCREEN)
+    }
+
+    /// A line feed at the cursor now scrolls the top row into the scrollback (alacritty's
+    /// `linefeed`: the cursor is on the last line of a scroll region that starts at the top).
+    fn feed_scrolls(&self) -> bool {
+        self.primary()
+            && self.region.start == 0
+            && self.term.grid().cursor.point.line.0 + 1 == self.region.end
+    }
+
+    /// The scroll region's height.
+    fn region_height(&self) -> usize {
+        (self.region.end - self.region.start).max(0) as usize
+    }
+
+    /// Stores the top `n` rows of the screen in the scrollback, as they are about to scroll
+    /// off; the cursor's row as `cursor_row` says.
+    fn keep_top(&mut self, n: usize, cursor_row: CursorRow) {
+        keep_top(self.term, self.scrollback, n, cursor_row);
+    }
+
+    /// The rows `ED 2` scrolls into the scrollback: those down to the last one with content
+    /// (alacritty's `clear_viewport`); on an empty screen one row, when the scrollback is empty.
+    fn cleared_rows(&self) -> usize {
+        let grid = self.term.grid();
+        (0..grid.screen_lines())
+            .rev()
+            .find(|&line| grid[Line(line as i32)][..].iter().any(|c| !c.is_empty()))
+            .map_or(usize::from(self.scrollback.rows() == 0), |line| line + 1)
+    }
+
+    /// DECCOLM (`CSI ? 3 h/l`), which alacritty takes as DECSTBM(1, last line): the region
+    /// becomes the whole screen, unless that has one line (then it is left as it is).
+    fn deccolm(&mut self, mode: PrivateMode) {
+        let lines = self.term.screen_lines();
+        if mode == PrivateMode::Named(NamedPrivateMode::ColumnMode) && lines > 1 {
+            *self.region = 0..lines as i32;
+        }
+    }
+}
+
+/// Replaces the grid of the alternate screen, while the primary screen is shown, with a blank
+/// one of `cols` × `rows`: the alternate screen is cleared whenever it is entered, so its grid
+/// only matters while it is shown. The emulator keeps it 1 × 1 (24 bytes) the rest of the time
+/// instead of a second screen's cells (57.6 KB at 100 × 24), and makes it the screen's size
+/// when `CSI ? 1049 h` enters it. The primary screen's saved cursor is kept (the swap that
+/// reaches the alternate grid would drop it).
+pub(super) fn set_alternate<T: EventListener>(term: &mut Term<T>, cols: usize, rows: usize) {
+    debug_assert!(!term.mode().contains(TermMode::ALT_SCREEN));
+    let saved = term.grid().saved_cursor.clone();
+    term.swap_alt();
+    *term.grid_mut() = Grid::new(rows, cols, 0);
+    term.swap_alt();
+    term.grid_mut().saved_cursor = saved;
+}
+
+/// [`Guarded::keep_top`] on a terminal and its scrollback.
+pub(super) fn keep_top<T>(
+    term: &Term<T>,
+    scrollback: &mut Scrollback,
+    n: usize,
+    cursor_row: CursorRow,
+) {
+    let grid = term.grid();
+    let cursor = &grid.cursor;
+    for line in 0..n.min(grid.screen_lines()) {
+        let cells = &grid[Line(line as i32)][..];
+        let wrapped = cells
+            .last()
+            .is_some_and(|c| c.flags.contains(Flags::WRAPLINE));
+        match cursor_row {
+            _ if cursor.point.line.0 != line as i32 => scrollback.push_row(cells, wrapped, None),
+            CursorRow::AsIs => scrollback.push_row(cells, wrapped, None),
+            CursorRow::Wrapped => scrollback.push_row(cells, true, None),
+            CursorRow::WrappedAfterSpacer => {
+                // As alacritty's `write_at_cursor` leaves it: the last cell the spacer, and a
+                // double-width character whose spacer that cell was cleared.
+                let mut row = cells.to_vec();
+                let n = row.len();
+                let half = Flags::WIDE_CHAR | Flags::WIDE_CHAR_SPACER;
+                if n >= 2 && row[n - 1].flags.intersects(half) {
+                    row[n - 2].clear_wide();
+                }
+                let mut spacer = cursor.template.clone();
+                spacer.c = ' ';
+                spacer.flags.insert(Flags::LEADING_WIDE_CHAR_SPACER);
+                row[n - 1] = spacer;
+                scrollback.push_row(&row, true, None);
+            }
+        }
+    }
 }
 
 /// Forwards each listed handler call to the `Term` unchanged.
@@ -65,12 +184,149 @@ macro_rules! forward {
 impl<T: EventListener> Handler for Guarded<'_, T> {
     #[inline]
     fn input(&mut self, c: char) {
-        let c = if self.term.columns() < 2 && c.width() == Some(2) {
-            WIDE_IN_ONE_COLUMN
+        let width = if (' '..='~').contains(&c) {
+            Some(1)
         } else {
-            c
+            c.width()
         };
+        let (c, width) = if self.term.columns() < 2 && width == Some(2) {
+            (WIDE_IN_ONE_COLUMN, Some(1))
+        } else {
+            (c, width)
+        };
+        if let Some(w @ 1..) = width {
+            let cursor = &self.term.grid().cursor;
+            let line_wrap = self.term.mode().contains(TermMode::LINE_WRAP);
+            let point = cursor.point;
+            if !(cursor.input_needs_wrap && line_wrap) && point.line.0 == 0 && self.primary() {
+                // Writing over half of a double-width character in the first two columns of
+                // the top row, alacritty clears the spacer a wrap left at the end of the row
+                // above: the newest row of the scrollback.
+                let row = &self.term.grid()[point.line];
+                let written = point.column.0..(point.column.0 + w).min(2);
+                let half = Flags::WIDE_CHAR | Flags::WIDE_CHAR_SPACER;
+                if written
+                    .into_iter()
+                    .any(|c| row[Column(c)].flags.intersects(half))
+                {
+                    self.scrollback.unmark_last();
+                }
+            }
+            let cursor = &self.term.grid().cursor;
+            let at_end = cursor.point.column.0 + 1 >= self.term.columns();
+            let wraps = cursor.input_needs_wrap || (w == 2 && at_end);
+            if wraps && line_wrap && self.feed_scrolls() {
+                let how = if cursor.input_needs_wrap {
+                    CursorRow::Wrapped
+                } else {
+                    CursorRow::WrappedAfterSpacer
+                };
+                self.keep_top(1, how);
+            }
+        }
         Handler::input(&mut *self.term, c)
+    }
+
+    #[inline]
+    fn put_tab(&mut self, count: u16) {
+        if self.term.grid().cursor.input_needs_wrap
+            && self.term.mode().contains(TermMode::LINE_WRAP)
+            && self.feed_scrolls()
+        {
+            self.keep_top(1, CursorRow::Wrapped);
+        }
+        Handler::put_tab(&mut *self.term, count)
+    }
+
+    #[inline]
+    fn linefeed(&mut self) {
+        if self.feed_scrolls() {
+            self.keep_top(1, CursorRow::AsIs);
+        }
+        Handler::linefeed(&mut *self.term)
+    }
+
+    #[inline]
+    fn newline(&mut self) {
+        if self.feed_scrolls() {
+            self.keep_top(1, CursorRow::AsIs);
+        }
+        Handler::newline(&mut *self.term)
+    }
+
+    fn scroll_up(&mut self, lines: usize) {
+        if self.primary() && self.region.start == 0 {
+            self.keep_top(lines.min(self.region_height()), CursorRow::AsIs);
+        }
+        Handler::scroll_up(&mut *self.term, lines)
+    }
+
+    fn delete_lines(&mut self, lines: usize) {
+        let origin = self.term.grid().cursor.point.line.0;
+        let lines = lines.min(
+            self.term
+                .screen_lines()
+                .saturating_sub(origin.max(0) as usize),
+        );
+        if lines > 0 && origin == 0 && self.region.contains(&origin) && self.primary() {
+            self.keep_top(lines.min(self.region_height()), CursorRow::AsIs);
+        }
+        Handler::delete_lines(&mut *self.term, lines)
+    }
+
+    fn clear_screen(&mut self, mode: ClearMode) {
+        match mode {
+            ClearMode::All if self.primary() => {
+                let rows = self.cleared_rows();
+                self.keep_top(rows, CursorRow::AsIs);
+            }
+            ClearMode::Saved if self.primary() => self.scrollback.clear(),
+            _ => {}
+        }
+        Handler::clear_screen(&mut *self.term, mode)
+    }
+
+    fn reset_state(&mut self) {
+        let alternate = !self.primary();
+        Handler::reset_state(&mut *self.term);
+        if alternate {
+            // Back on the primary screen: the alternate one goes until it is entered again.
+            set_alternate(self.term, 1, 1);
+        }
+        self.scrollback.clear();
+        *self.region = 0..self.term.screen_lines() as i32;
+    }
+
+    fn set_scrolling_region(&mut self, top: usize, bottom: Option<usize>) {
+        // alacritty's rule (it keeps the region to itself).
+        let lines = self.term.screen_lines();
+        let end = bottom.unwrap_or(lines);
+        if top < end {
+            let lines = lines as i32;
+            *self.region = (top as i32 - 1).min(lines)..(end as i32).min(lines);
+        }
+        Handler::set_scrolling_region(&mut *self.term, top, bottom)
+    }
+
+    fn set_private_mode(&mut self, mode: PrivateMode) {
+        self.deccolm(mode);
+        if mode == PrivateMode::Named(NamedPrivateMode::SwapScreenAndSetRestoreCursor)
+            && self.primary()
+        {
+            // The alternate screen is allocated when it is entered (see [`set_alternate`]).
+            let (cols, rows) = (self.term.columns(), self.term.screen_lines());
+            set_alternate(self.term, cols, rows);
+        }
+        Handler::set_private_mode(&mut *self.term, mode)
+    }
+
+    fn unset_private_mode(&mut self, mode: PrivateMode) {
+        self.deccolm(mode);
+        let alternate = !self.primary();
+        Handler::unset_private_mode(&mut *self.term, mode);
+        if alternate && self.primary() {
+            set_alternate(self.term, 1, 1);
+        }
     }
 
     forward! {
@@ -89,18 +345,13 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
         fn move_backward(&mut self, cols: usize);
         fn move_down_and_cr(&mut self, lines: usize);
         fn move_up_and_cr(&mut self, lines: usize);
-        fn put_tab(&mut self, count: u16);
         fn backspace(&mut self);
         fn carriage_return(&mut self);
-        fn linefeed(&mut self);
         fn bell(&mut self);
         fn substitute(&mut self);
-        fn newline(&mut self);
         fn set_horizontal_tabstop(&mut self);
-        fn scroll_up(&mut self, lines: usize);
         fn scroll_down(&mut self, lines: usize);
         fn insert_blank_lines(&mut self, lines: usize);
-        fn delete_lines(&mut self, lines: usize);
         fn erase_chars(&mut self, count: usize);
         fn delete_chars(&mut self, count: usize);
         fn move_backward_tabs(&mut self, count: u16);
@@ -108,19 +359,14 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
         fn save_cursor_position(&mut self);
         fn restore_cursor_position(&mut self);
         fn clear_line(&mut self, mode: LineClearMode);
-        fn clear_screen(&mut self, mode: ClearMode);
         fn clear_tabs(&mut self, mode: TabulationClearMode);
         fn set_tabs(&mut self, interval: u16);
-        fn reset_state(&mut self);
         fn reverse_index(&mut self);
         fn terminal_attribute(&mut self, attr: Attr);
         fn set_mode(&mut self, mode: Mode);
         fn unset_mode(&mut self, mode: Mode);
         fn report_mode(&mut self, mode: Mode);
-        fn set_private_mode(&mut self, mode: PrivateMode);
-        fn unset_private_mode(&mut self, mode: PrivateMode);
         fn report_private_mode(&mut self, mode: PrivateMode);
-        fn set_scrolling_region(&mut self, top: usize, bottom: Option<usize>);
         fn set_keypad_application_mode(&mut self);
         fn unset_keypad_application_mode(&mut self);
         fn set_active_charset(&mut self, index: CharsetIndex);
@@ -159,25 +405,9 @@ pub(super) fn shrink_steps(from: usize, to: usize) -> Vec<usize> {
     steps
 }
 
-/// Makes every double-width character of the terminal one cell wide (U+FFFD, its spacer a
-/// blank), so that reflowing to 1 column ends: in the active grid, and in the primary grid
-/// when the alternate screen is active (the primary is reflowed too; the alternate screen is
-/// cleared whenever it is entered, so its inactive content does not matter).
-pub(super) fn narrow_wide_chars<T: EventListener>(term: &mut Term<T>) {
-    narrow_grid(term.grid_mut());
-    if term.mode().contains(TermMode::ALT_SCREEN) {
-        // The primary grid is only reachable while active. Leaving the alternate screen keeps
-        // it; entering it again clears it, so its grid is put back as it was.
-        let alternate = term.grid().clone();
-        term.swap_alt();
-        narrow_grid(term.grid_mut());
-        term.swap_alt();
-        *term.grid_mut() = alternate;
-    }
-}
-
-/// [`narrow_wide_chars`] for one grid, scrollback included.
-fn narrow_grid(grid: &mut Grid<Cell>) {
+/// Makes every double-width character of `grid` one cell wide (U+FFFD, its spacer a blank),
+/// so that reflowing it to 1 column ends.
+pub(super) fn narrow_grid(grid: &mut Grid<Cell>) {
     let cols = grid.columns();
     let top = -(grid.history_size() as i32);
     for line in top..grid.screen_lines() as i32 {

@@ -6,8 +6,9 @@ mod emulator;
 mod guard;
 pub mod keys;
 mod screen;
+mod scrollback;
 pub mod sniff;
 
-pub use emulator::{Emulator, QueryColors, SCROLLBACK_LINES};
+pub use emulator::{Emulator, QueryColors, MAX_SCROLLBACK, SCROLLBACK_LINES};
 pub use guard::{MAX_SIZE, WIDE_IN_ONE_COLUMN};
 pub use screen::*;
