@@ -165,6 +165,7 @@ fn main() {
         delete_ci_env: true,
         env: None,
         scrollback: None,
+        record: false,
     }))
     .expect("start");
     let id = started["sessionId"]

@@ -611,8 +611,23 @@ fn session_export_writes_the_sessions_cast() {
         serde_json::from_slice(&out.stdout)
             .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
     };
+    // Without --record a session keeps no recording: exporting a cast is refused.
+    let plain = session(&["start", "--", "sh", "-c", "echo plain; sleep 30"]);
+    let plain = plain["sessionId"].as_str().unwrap().to_string();
+    let refused = session(&["export", &plain, "-o", "p.cast"]);
+    assert_eq!(refused["error"]["code"], "invalid_request", "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("--record"),
+        "{refused}"
+    );
+    assert!(!d.join("p.cast").exists());
+    session(&["stop", &plain]);
     let started = session(&[
         "start",
+        "--record",
         "--",
         "sh",
         "-c",

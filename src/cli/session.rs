@@ -109,6 +109,10 @@ pub struct StartArgs {
     /// `terminal.scrollback`, else 2000); the oldest rows go first.
     #[arg(long, value_name = "ROWS", value_parser = clap::value_parser!(u32).range(0..=crate::term::MAX_SCROLLBACK as i64))]
     scrollback: Option<u32>,
+    /// Keep the session's output with its timing (at most 4 MiB), so `session export ID -o
+    /// x.cast` can write it as an asciicast; off by default (it costs memory per session).
+    #[arg(long)]
+    record: bool,
     /// The program and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     command: Vec<OsString>,
@@ -242,6 +246,7 @@ pub fn run(
                 delete_ci_env: !a.no_delete_envs,
                 env: Some(crate::pty::caller_env()),
                 scrollback,
+                record: a.record,
             })))
         }
         SessionCommand::List { all } => emit(client::request(&Request::List { all })),

@@ -287,7 +287,9 @@ impl Entry {
                 let bytes = &buf[..n];
                 let parsed = self.guarded(|pump, g| {
                     test_panic_on_output(bytes);
-                    g.cast.output(Instant::now(), bytes);
+                    if let Some(cast) = &mut g.cast {
+                        cast.output(Instant::now(), bytes);
+                    }
                     let answers = pump.output(&mut g.emulator, bytes);
                     g.bump();
                     answers

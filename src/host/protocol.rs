@@ -224,6 +224,9 @@ pub struct Launch {
     /// host's default ([`crate::host::session::DEFAULT_SCROLLBACK`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scrollback: Option<usize>,
+    /// Keep the output with its timing for `session export x.cast` (`session start --record`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub record: bool,
 }
 
 impl Launch {
@@ -256,6 +259,7 @@ impl Launch {
             delete_ci_env: spec.delete_ci_env,
             env: None,
             scrollback: None,
+            record: false,
         }
     }
 }

@@ -337,7 +337,11 @@ impl Host {
         let spec = launch.spawn_spec();
         let journals = self.runtime.join("journals");
         let journal_dir = paths::ensure_private_dir(&journals).ok();
-        let session = Arc::new(Session::start(&spec, journal_dir.as_deref())?);
+        let session = Arc::new(Session::start(
+            &spec,
+            journal_dir.as_deref(),
+            launch.record,
+        )?);
         if let Some(rows) = launch.scrollback {
             session.lock().emulator.set_scrollback(rows);
         }
@@ -644,6 +648,16 @@ impl Host {
             let cast = s
                 .lock()
                 .cast
+                .as_ref()
+                .ok_or_else(|| {
+                    HostError::new(
+                        ErrorCode::InvalidRequest,
+                        format!(
+                            "session {} keeps no recording: start it with `session start --record` to export a cast",
+                            s.id
+                        ),
+                    )
+                })?
                 .to_cast()
                 .map_err(|m| HostError::new(ErrorCode::SessionError, m))?;
             Ok(reply::to_line(&reply::CastDoc {

@@ -173,8 +173,9 @@ pub struct Shared {
     /// Why the session's terminal emulator failed (it panicked), once it has: the session is
     /// then `unavailable` and serves no more screens (see [`Shared::fail`]).
     failure: Option<String>,
-    /// The session's output with its timing, for `session export` to a `.cast` path.
-    pub cast: CastLog,
+    /// The session's output with its timing, for `session export` to a `.cast` path, when it
+    /// was started with `record` (`session start --record`).
+    pub cast: Option<CastLog>,
 }
 
 /// Most output bytes a session keeps for its cast (`session export x.cast`).
@@ -497,15 +498,17 @@ pub enum Poll {
 }
 
 impl Session {
-    /// Starts `spec` in a PTY and its threads.
+    /// Starts `spec` in a PTY and its threads; with `record`, its output is kept with its
+    /// timing from the first byte ([`Shared::cast`]).
     ///
     /// Errors: `session_not_started` when the program cannot be started.
     /// The journal is mirrored to `<journal_dir>/<id>.jsonl` when a directory is given.
     pub fn start(
         spec: &SpawnSpec,
         journal_dir: Option<&std::path::Path>,
+        record: bool,
     ) -> Result<Session, HostError> {
-        Session::start_with(spec, journal_dir, SessionId::generate())
+        Session::start_with(spec, journal_dir, SessionId::generate(), record)
     }
 
     /// [`Session::start`] with a given id (from [`SessionId::generate`]): for callers that must know the
@@ -516,6 +519,7 @@ impl Session {
         spec: &SpawnSpec,
         journal_dir: Option<&std::path::Path>,
         id: SessionId,
+        record: bool,
     ) -> Result<Session, HostError> {
         let (process, reader, writer) = pty::spawn(spec)
             .map_err(|e| HostError::new(ErrorCode::SessionNotStarted, e.to_string()))?;
@@ -547,7 +551,7 @@ impl Session {
                 waiters: HashMap::new(),
                 next_waiter: 1,
                 failure: None,
-                cast: CastLog::new(spec.cols, spec.rows),
+                cast: record.then(|| CastLog::new(spec.cols, spec.rows)),
             }),
             changed: Condvar::new(),
             fd,
@@ -626,7 +630,9 @@ impl Session {
             super::io::test_panic_on_resize(&g.emulator);
             g.emulator.resize(cols as usize, rows as usize);
         }));
-        g.cast.resize(Instant::now(), cols, rows);
+        if let Some(cast) = &mut g.cast {
+            cast.resize(Instant::now(), cols, rows);
+        }
         if let Err(panic) = resized {
             g.fail(super::io::emulator_failure(panic));
             drop(g);

@@ -231,6 +231,7 @@ mod tests {
                 delete_ci_env: true,
                 env: None,
                 scrollback: None,
+                record: false,
             }),
             Entry::Read,
             Entry::Send {

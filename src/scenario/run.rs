@@ -350,7 +350,7 @@ impl Runner<'_> {
                     .collect(),
             ),
         };
-        let session = Session::start(&spec, None).map_err(|e| e.message)?;
+        let session = Session::start(&spec, None, false).map_err(|e| e.message)?;
         if let Some(rows) = t.scrollback {
             session.lock().emulator.set_scrollback(rows as usize);
         }

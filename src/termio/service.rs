@@ -634,7 +634,7 @@ fn start_run(
     let meta = Meta::of(&spec, Some((command.to_string(), project.to_path_buf())));
     let journals = crate::host::paths::runtime_dir().join("journals");
     let journal_dir = crate::host::paths::ensure_private_dir(&journals).ok();
-    let session = Session::start_with(&spec, journal_dir.as_deref(), id)
+    let session = Session::start_with(&spec, journal_dir.as_deref(), id, false)
         .map_err(|e| Error::new(Code::StartFailed, e.message))?;
     Ok(Tracked {
         session: Arc::new(session),
