@@ -87,7 +87,8 @@ pub fn normalise(frames: &mut Frames, full_height: bool) {
             .unwrap_or(1)
             .max(1)
     };
-    let old = std::mem::take(&mut frames.rows);
+    // Each old row is moved (not copied) into the new table the first time a frame uses it.
+    let mut old = std::mem::take(&mut frames.rows).into_table();
     let mut moved: Vec<Option<RowId>> = vec![None; old.len()];
     let mut blank: Option<RowId> = None;
     for f in &mut frames.list {
@@ -95,7 +96,7 @@ pub fn normalise(frames: &mut Frames, full_height: bool) {
         for id in &mut f.rows {
             let was = *id;
             *id = *moved[was as usize].get_or_insert_with(|| {
-                let mut cells = old.get(was).to_vec();
+                let mut cells = std::mem::take(&mut old[was as usize]);
                 cells.resize(width, Cell::default());
                 frames.rows.intern(cells)
             });

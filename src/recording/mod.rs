@@ -189,6 +189,11 @@ impl Rows {
         &self.table
     }
 
+    /// The stored rows, indexed by [`RowId`].
+    pub fn into_table(self) -> Vec<Vec<Cell>> {
+        self.table
+    }
+
     /// How many distinct rows are stored.
     pub fn len(&self) -> usize {
         self.table.len()
