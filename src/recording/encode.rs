@@ -127,6 +127,9 @@ fn steps(frames: &[Frame], duration_ms: u64, unit_ms: f64) -> Vec<u64> {
         .collect()
 }
 
+/// The GIF: frames are rasterised here, one at a time, while a second thread turns the
+/// previous ones into GIF frames (palette and LZW, the larger share of the work), in order,
+/// so the bytes are those of one thread doing both. At most two rasterised frames wait.
 fn gif(
     frames: &Frames,
     e: &Encoding,
@@ -134,17 +137,38 @@ fn gif(
     fonts: &Fonts,
 ) -> Result<Vec<u8>, String> {
     let delays = steps(&frames.list, e.duration_ms, 10.0);
-    let mut writer: Option<render::raster::GifWriter> = None;
-    for (f, cs) in frames.list.iter().zip(delays) {
+    let raster = |f: &Frame| {
         let scene = render::render_for_raster(&frames.screen(f), appearance, fonts);
-        let (rgba, w, h) = render::raster::rgba_scene(&scene, e.scale)?;
-        let gif = match &mut writer {
-            Some(g) => g,
-            None => writer.insert(render::raster::GifWriter::new(w, h, e.looped)?),
-        };
-        gif.frame(rgba, cs.clamp(2, u16::MAX as u64) as u16)?;
-    }
-    writer.ok_or("no frames")?.finish()
+        render::raster::rgba_scene(&scene, e.scale)
+    };
+    let mut list = frames.list.iter().zip(delays);
+    let Some((first, cs)) = list.next() else {
+        return Err("no frames".into());
+    };
+    let (rgba, w, h) = raster(first)?;
+    let mut writer = render::raster::GifWriter::new(w, h, e.looped)?;
+    let delay = |cs: u64| cs.clamp(2, u16::MAX as u64) as u16;
+    writer.frame(rgba, delay(cs))?;
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(Vec<u8>, u16)>(2);
+        let encoder = scope.spawn(move || {
+            for (rgba, cs) in rx {
+                writer.frame(rgba, cs)?;
+            }
+            writer.finish()
+        });
+        for (f, cs) in list {
+            let (rgba, _, _) = raster(f)?;
+            if tx.send((rgba, delay(cs))).is_err() {
+                // The encoder stopped on an error: it is the answer.
+                break;
+            }
+        }
+        drop(tx);
+        encoder
+            .join()
+            .unwrap_or_else(|_| Err("the GIF encoder panicked".into()))
+    })
 }
 
 fn video(
