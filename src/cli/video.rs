@@ -265,9 +265,9 @@ pub fn render(recording: Recording, job: &Job<'_>) -> Result<Rendered, String> {
         frames = recording::trim(frames, total, a, b).map_err(|e| e.to_string())?;
         end = b.min(total).saturating_sub(a);
     }
-    for f in &mut frames {
+    for f in &mut frames.list {
         if job.no_cursor {
-            f.screen.cursor.visible = false;
+            f.cursor.visible = false;
         }
     }
     encode::normalise(&mut frames, job.full_height);
@@ -275,15 +275,15 @@ pub fn render(recording: Recording, job: &Job<'_>) -> Result<Rendered, String> {
     job.still
         .apply_frames(&mut frames, job.appearance, &fonts)?;
     if let Some(dir) = &args.save_frames {
-        for (i, f) in frames.iter().enumerate() {
-            let svg = render::render_svg(&f.screen, job.appearance, &fonts);
+        for (i, f) in frames.list.iter().enumerate() {
+            let svg = render::render_svg(&frames.screen(f), job.appearance, &fonts);
             files.push((dir.join(format!("frame-{i:04}.svg")), svg.into_bytes()));
         }
     }
     let still = match (args.frame, args.time) {
-        (Some(n), _) => Some(recording::frame_index(&frames, n).map_err(|e| e.to_string())?),
+        (Some(n), _) => Some(recording::frame_index(&frames.list, n).map_err(|e| e.to_string())?),
         (None, Some(TimeArg::At(t))) => {
-            Some(recording::frame_at(&frames, total, t).map_err(|e| e.to_string())?)
+            Some(recording::frame_at(&frames.list, total, t).map_err(|e| e.to_string())?)
         }
         _ if !args.animated(job.format) => {
             let bytes = job
@@ -300,18 +300,19 @@ pub fn render(recording: Recording, job: &Job<'_>) -> Result<Rendered, String> {
         _ => None,
     };
     if let Some(f) = still {
+        let screen = frames.screen(f);
         let bytes = job
             .format
-            .render(&f.screen, job.appearance, &fonts, job.scale)?;
+            .render(&screen, job.appearance, &fonts, job.scale)?;
         files.push((job.out.to_path_buf(), bytes));
         return Ok(Rendered {
             files,
-            screen: f.screen.clone(),
+            screen,
             samples: Vec::new(),
             frames: frames.len(),
         });
     }
-    let last_ms = frames.last().map_or(0, |f| f.time.as_millis() as u64);
+    let last_ms = frames.list.last().map_or(0, |f| f.time.as_millis() as u64);
     let duration_ms = (end.as_millis() as u64).max(last_ms) + args.sleep.as_millis() as u64;
     let looped = !args.no_loop;
     let encoding = encode::Encoding {
@@ -326,10 +327,10 @@ pub fn render(recording: Recording, job: &Job<'_>) -> Result<Rendered, String> {
     let mut samples = Vec::new();
     if job.samples {
         let dir = job.out.with_extension("frames");
-        for i in recording::sample(&frames, 12) {
-            let f = &frames[i];
+        for i in recording::sample(&frames.list, 12) {
+            let f = &frames.list[i];
             let path = dir.join(format!("frame-{i:04}.png"));
-            let png = Format::Png.render(&f.screen, job.appearance, &fonts, job.scale)?;
+            let png = Format::Png.render(&frames.screen(f), job.appearance, &fonts, job.scale)?;
             let abs = std::path::absolute(&path).unwrap_or_else(|_| path.clone());
             samples.push(Sample {
                 time_ms: f.time.as_millis() as u64,
@@ -339,8 +340,9 @@ pub fn render(recording: Recording, job: &Job<'_>) -> Result<Rendered, String> {
         }
     }
     let screen = frames
+        .list
         .last()
-        .map(|f| f.screen.clone())
+        .map(|f| frames.screen(f))
         .unwrap_or_else(|| Screen::blank(rec.cols as usize, rec.rows as usize));
     Ok(Rendered {
         files,

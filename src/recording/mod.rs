@@ -15,9 +15,11 @@ pub mod asciicast;
 pub mod encode;
 pub mod ffmpeg;
 
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::time::{Duration, Instant};
 
-use crate::term::{Emulator, Screen};
+use crate::term::{Cell, Cursor, Emulator, Modes, Rgb, Screen};
 
 /// What happened at one moment of a recording.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -148,12 +150,157 @@ impl Recorder {
     }
 }
 
-/// One picture of an animation: `screen` is shown from `time` until the next frame.
+/// Index of a row in a [`Rows`] table.
+pub type RowId = u32;
+
+/// The distinct rows of an animation, each stored once (interned): a [`Frame`] lists its rows
+/// as [`RowId`]s, so a long recording whose frames repeat rows (a progress line redrawn over a
+/// static screen, a scrolling log) holds every distinct row once, not once per frame.
+#[derive(Debug, Clone, Default)]
+pub struct Rows {
+    table: Vec<Vec<Cell>>,
+    /// Hash of a row's cells → the ids of the rows with that hash.
+    index: HashMap<u64, Vec<RowId>>,
+}
+
+impl Rows {
+    /// The id of `cells`, stored now when no equal row is stored yet.
+    pub fn intern(&mut self, cells: Vec<Cell>) -> RowId {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        cells.hash(&mut h);
+        let Rows { table, index } = self;
+        let bucket = index.entry(h.finish()).or_default();
+        if let Some(&id) = bucket.iter().find(|&&id| table[id as usize] == cells) {
+            return id;
+        }
+        let id = RowId::try_from(table.len()).expect("fewer than 2^32 distinct rows");
+        table.push(cells);
+        bucket.push(id);
+        id
+    }
+
+    /// The cells of row `id` (an id this table gave).
+    pub fn get(&self, id: RowId) -> &[Cell] {
+        &self.table[id as usize]
+    }
+
+    /// Every stored row, indexed by [`RowId`].
+    pub fn table(&self) -> &[Vec<Cell>] {
+        &self.table
+    }
+
+    /// The stored rows, indexed by [`RowId`].
+    pub fn into_table(self) -> Vec<Vec<Cell>> {
+        self.table
+    }
+
+    /// How many distinct rows are stored.
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    /// Whether no row is stored.
+    pub fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+
+    /// Whether row `id` draws anything (text or a non-default background).
+    fn has_content(&self, id: RowId) -> bool {
+        self.get(id).iter().any(|c| !c.is_blank())
+    }
+}
+
+/// One picture of an animation, shown from `time` until the next frame: a viewport whose rows
+/// are ids in its [`Frames`]' row table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Frame {
     pub time: Duration,
-    /// The viewport (no scrollback).
-    pub screen: Screen,
+    /// Columns.
+    pub width: usize,
+    /// The viewport's rows, top to bottom (no scrollback).
+    pub rows: Vec<RowId>,
+    pub cursor: Cursor,
+    /// Palette entries changed by OSC 4 (index, colour).
+    pub palette_overrides: Vec<(u8, Rgb)>,
+}
+
+impl Frame {
+    /// Whether two frames draw the same (their times aside; cursor blink never is part of a
+    /// frame).
+    pub fn same_picture(&self, o: &Frame) -> bool {
+        self.width == o.width
+            && self.rows == o.rows
+            && self.cursor == o.cursor
+            && self.palette_overrides == o.palette_overrides
+    }
+}
+
+/// The frames of an animation and the distinct rows they are drawn from.
+#[derive(Debug, Clone, Default)]
+pub struct Frames {
+    pub rows: Rows,
+    /// In time order.
+    pub list: Vec<Frame>,
+}
+
+impl Frames {
+    /// `screen` as a frame at `time`, its rows interned here (the frame is not added).
+    pub fn frame(&mut self, time: Duration, screen: Screen) -> Frame {
+        Frame {
+            time,
+            width: screen.width,
+            rows: screen
+                .rows
+                .into_iter()
+                .map(|r| self.rows.intern(r))
+                .collect(),
+            cursor: screen.cursor,
+            palette_overrides: screen.palette_overrides,
+        }
+    }
+
+    /// Adds `screen` as a frame at `time` unless it draws the same as the last frame.
+    pub fn push_changed(&mut self, time: Duration, screen: Screen) {
+        let f = self.frame(time, screen);
+        if self.list.last().is_none_or(|l| !l.same_picture(&f)) {
+            self.list.push(f);
+        }
+    }
+
+    /// Frame `f`'s picture as a screen, for the painters (title and modes are not kept: no
+    /// painter draws them).
+    pub fn screen(&self, f: &Frame) -> Screen {
+        Screen {
+            width: f.width,
+            height: f.rows.len(),
+            rows: f
+                .rows
+                .iter()
+                .map(|&id| self.rows.get(id).to_vec())
+                .collect(),
+            scrollback_rows: 0,
+            cursor: f.cursor,
+            modes: Modes::default(),
+            title: None,
+            palette_overrides: f.palette_overrides.clone(),
+        }
+    }
+
+    /// Index of the last row of `f` that draws anything, `None` when every row is blank
+    /// (as [`Screen::last_content_row`]).
+    pub fn last_content_row(&self, f: &Frame) -> Option<usize> {
+        f.rows.iter().rposition(|&id| self.rows.has_content(id))
+    }
+
+    /// How many frames there are.
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    /// Whether there is no frame.
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
 }
 
 /// Why frames cannot be derived or chosen.
@@ -169,33 +316,21 @@ pub enum FrameError {
     TimePastEnd { time: f64, total: f64 },
 }
 
-/// Whether two screens draw the same (cursor blink never is part of a screen).
-fn same_picture(a: &Screen, b: &Screen) -> bool {
-    a.width == b.width
-        && a.rows == b.rows
-        && a.cursor == b.cursor
-        && a.palette_overrides == b.palette_overrides
-}
-
 /// The frames of `recording` at most `fps` a second (see the module doc). The first frame is
 /// at zero (the blank terminal when nothing was written by then); trailing frames whose screen
 /// is blank (a program leaving the alternate screen on an empty terminal) are dropped when an
 /// earlier frame has content, so the last frame is the last meaningful one.
 ///
 /// Errors: [`FrameError::Fps`] unless `fps` is 1–120.
-pub fn frames(recording: &Recording, fps: u32) -> Result<Vec<Frame>, FrameError> {
+pub fn frames(recording: &Recording, fps: u32) -> Result<Frames, FrameError> {
     if !(1..=120).contains(&fps) {
         return Err(FrameError::Fps(fps));
     }
     let window = |t: Duration| (t.as_micros() * fps as u128 / 1_000_000) as u64;
     let window_start = |w: u64| Duration::from_micros(w * 1_000_000 / fps as u64);
     let mut emulator = Emulator::new(recording.cols as usize, recording.rows as usize);
-    let mut out: Vec<Frame> = Vec::new();
-    let keep = |out: &mut Vec<Frame>, time: Duration, screen: Screen| {
-        if out.last().is_none_or(|f| !same_picture(&f.screen, &screen)) {
-            out.push(Frame { time, screen });
-        }
-    };
+    let mut out = Frames::default();
+    let keep = |out: &mut Frames, time: Duration, screen: Screen| out.push_changed(time, screen);
     let mut open: Option<u64> = None;
     for e in &recording.events {
         let w = window(e.time);
@@ -225,11 +360,12 @@ pub fn frames(recording: &Recording, fps: u32) -> Result<Vec<Frame>, FrameError>
     );
     while out.len() > 1
         && out
+            .list
             .last()
-            .is_some_and(|f| f.screen.last_content_row().is_none())
-        && out.iter().any(|f| f.screen.last_content_row().is_some())
+            .is_some_and(|f| out.last_content_row(f).is_none())
+        && out.list.iter().any(|f| out.last_content_row(f).is_some())
     {
-        out.pop();
+        out.list.pop();
     }
     Ok(out)
 }
@@ -239,11 +375,11 @@ pub fn frames(recording: &Recording, fps: u32) -> Result<Vec<Frame>, FrameError>
 ///
 /// Errors: [`FrameError::Range`] when the range is empty or starts after the recording ends.
 pub fn trim(
-    frames: Vec<Frame>,
+    frames: Frames,
     total: Duration,
     start: Duration,
     end: Duration,
-) -> Result<Vec<Frame>, FrameError> {
+) -> Result<Frames, FrameError> {
     if end <= start || start > total {
         return Err(FrameError::Range {
             start: start.as_secs_f64(),
@@ -251,8 +387,13 @@ pub fn trim(
             total: total.as_secs_f64(),
         });
     }
-    let first = frames.iter().rposition(|f| f.time <= start).unwrap_or(0);
-    Ok(frames
+    let first = frames
+        .list
+        .iter()
+        .rposition(|f| f.time <= start)
+        .unwrap_or(0);
+    let list = frames
+        .list
         .into_iter()
         .enumerate()
         .filter(|(i, f)| *i >= first && f.time < end)
@@ -260,7 +401,11 @@ pub fn trim(
             f.time = f.time.saturating_sub(start);
             f
         })
-        .collect())
+        .collect();
+    Ok(Frames {
+        rows: frames.rows,
+        list,
+    })
 }
 
 /// The frame shown at `time` (`--time T`).
@@ -313,15 +458,20 @@ mod tests {
         r
     }
 
+    /// Row `row` of frame `i` as text.
+    fn text(f: &Frames, i: usize, row: usize) -> String {
+        f.screen(&f.list[i]).row_text(row)
+    }
+
     #[test]
     fn a_frame_only_where_the_picture_changes() {
         // The second write draws nothing new (same text at the same place).
         let r = rec(&[(0, "a"), (500, "\x1b[1;1Ha"), (1000, "b")]);
         let f = frames(&r, 12).unwrap();
         assert_eq!(f.len(), 2);
-        assert_eq!(f[0].time, Duration::ZERO);
-        assert_eq!(f[1].time, Duration::from_secs(1));
-        assert_eq!(f[1].screen.row_text(0), "ab");
+        assert_eq!(f.list[0].time, Duration::ZERO);
+        assert_eq!(f.list[1].time, Duration::from_secs(1));
+        assert_eq!(text(&f, 1, 0), "ab");
     }
 
     #[test]
@@ -330,7 +480,7 @@ mod tests {
         let evs: Vec<(u64, &str)> = (0..10).map(|i| (i * 10, "x")).collect();
         let f = frames(&rec(&evs), 2).unwrap();
         assert_eq!(f.len(), 1);
-        assert_eq!(f[0].screen.row_text(0), "xxxxxxxxxx");
+        assert_eq!(text(&f, 0, 0), "xxxxxxxxxx");
     }
 
     #[test]
@@ -341,8 +491,8 @@ mod tests {
         ]);
         let f = frames(&r, 12).unwrap();
         assert_eq!(f.len(), 2, "{f:?}");
-        assert_eq!(f[0].screen.last_content_row(), None);
-        assert_eq!(f[1].screen.row_text(0), "hello");
+        assert_eq!(f.last_content_row(&f.list[0]), None);
+        assert_eq!(text(&f, 1, 0), "hello");
     }
 
     #[test]
@@ -371,10 +521,10 @@ mod tests {
             Duration::from_secs(3),
         )
         .unwrap();
-        let texts: Vec<String> = t.iter().map(|f| f.screen.row_text(0)).collect();
+        let texts: Vec<String> = (0..t.len()).map(|i| text(&t, i, 0)).collect();
         assert_eq!(texts, ["ab", "abc"]);
-        assert_eq!(t[0].time, Duration::ZERO);
-        assert_eq!(t[1].time, Duration::from_millis(500));
+        assert_eq!(t.list[0].time, Duration::ZERO);
+        assert_eq!(t.list[1].time, Duration::from_millis(500));
         assert!(trim(
             t,
             r.duration(),
@@ -388,9 +538,33 @@ mod tests {
     fn samples_include_both_ends() {
         let r = rec(&(0..40).map(|i| (i * 100, "x")).collect::<Vec<_>>());
         let f = frames(&r, 12).unwrap();
-        let s = sample(&f, 12);
+        let s = sample(&f.list, 12);
         assert_eq!(s.len(), 12);
         assert_eq!(s[0], 0);
         assert_eq!(*s.last().unwrap(), f.len() - 1);
+    }
+
+    #[test]
+    fn repeated_rows_are_stored_once() {
+        // A 20×3 screen: a fixed title row, a spinner row cycling through 4 pictures, and a
+        // counter row with 10 values; 600 windows of 100 ms at 10 fps, each a new frame.
+        let spin = ["|", "/", "-", "\\"];
+        let evs: Vec<(u64, String)> = (0..600u64)
+            .map(|i| {
+                let s = spin[i as usize % 4];
+                let n = i % 10;
+                (i * 100, format!("\x1b[H\x1b[2Jtitle\r\n{s}\r\nstep {n}"))
+            })
+            .collect();
+        let evs: Vec<(u64, &str)> = evs.iter().map(|(t, s)| (*t, s.as_str())).collect();
+        let f = frames(&rec(&evs), 10).unwrap();
+        assert_eq!(f.len(), 600, "a frame a window");
+        // Title, 4 spinner rows, 10 counter rows, each with and without the cursor's
+        // position mattering not at all (the cursor is not part of a row): 15 rows.
+        assert_eq!(f.rows.len(), 15, "distinct rows, not rows × frames");
+        assert_eq!(text(&f, 599, 2), "step 9");
+        let mut n = f.clone();
+        crate::recording::encode::normalise(&mut n, true);
+        assert_eq!(n.rows.len(), 15, "padding keeps rows shared");
     }
 }

@@ -27,12 +27,11 @@
 //! meaningful frame (see `recording::frames`: a final blank screen is never one).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::hash::{Hash, Hasher};
 
 use super::fonts::{FaceId, Fonts};
 use super::svg::push_num;
 use super::{document, grid, setup, shell, Appearance, Parts};
-use crate::term::{Cell, Rgb, Screen};
+use crate::term::{Cell, Cursor, Rgb, Screen};
 
 /// How the animation plays.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -45,70 +44,42 @@ pub struct Timing {
     pub static_frame: usize,
 }
 
-/// One frame: `screen` shown from `time_ms`.
+/// One frame, shown from `time_ms`: a `width`-column viewport whose rows are indices into
+/// the table of distinct rows given to [`render_animated_svg`] (each row there is stored once
+/// however many frames show it).
 #[derive(Debug, Clone, Copy)]
 pub struct Frame<'a> {
     pub time_ms: u64,
-    pub screen: &'a Screen,
+    /// Columns.
+    pub width: usize,
+    /// The rows, top to bottom, as indices into the row table.
+    pub rows: &'a [u32],
+    pub cursor: Cursor,
+    /// Palette entries changed by OSC 4 (index, colour).
+    pub palette_overrides: &'a [(u8, Rgb)],
 }
 
-/// A row as drawn: cells, cursor (column and shape, when on the row), palette changes.
-struct RowKey<'a> {
-    cells: &'a [Cell],
-    cursor: Option<(usize, crate::term::CursorShape)>,
-    palette: &'a [(u8, Rgb)],
-}
+/// A row as drawn: its index in the row table, the cursor (column and shape, when on the
+/// row), the palette changes.
+type RowKey<'a> = (u32, Option<(usize, u8)>, &'a [(u8, Rgb)]);
 
-impl RowKey<'_> {
-    fn same(&self, o: &RowKey<'_>) -> bool {
-        self.cells == o.cells && self.cursor == o.cursor && self.palette == o.palette
-    }
-
-    fn hash(&self) -> u64 {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        for c in self.cells {
-            c.text.hash(&mut h);
-            c.fg.hash(&mut h);
-            c.bg.hash(&mut h);
-            (
-                c.bold,
-                c.dim,
-                c.italic,
-                c.strikethrough,
-                c.inverse,
-                c.hidden,
-            )
-                .hash(&mut h);
-            c.underline.hash(&mut h);
-            c.underline_color.hash(&mut h);
-            c.link.hash(&mut h);
-            c.width.hash(&mut h);
-        }
-        self.cursor.map(|(c, s)| (c, s as u8)).hash(&mut h);
-        self.palette.hash(&mut h);
-        h.finish()
-    }
-
-    fn blank(&self) -> bool {
-        self.cursor.is_none() && self.cells.iter().all(Cell::is_blank)
-    }
-}
-
-/// The frames as one animated SVG. Every frame's screen must have the width and row count of
-/// the first (the caller pads them); `frames` is not empty and its times start at 0 and
+/// The frames as one animated SVG, drawn from `table`, the distinct rows the frames index.
+/// Every frame must have the width and row count of the first (the caller pads them), and
+/// every row it uses `width` cells; `frames` is not empty and its times start at 0 and
 /// increase; `timing.static_frame` is an index into `frames`.
 pub fn render_animated_svg(
+    table: &[Vec<Cell>],
     frames: &[Frame<'_>],
     timing: Timing,
     appearance: &Appearance,
     fonts: &Fonts,
 ) -> String {
-    let first = frames[0].screen;
+    let first = &frames[0];
     let header_rows = usize::from(appearance.header.is_some());
     let (layout, palette) = setup(
         first.width,
         first.rows.len(),
-        &frames[timing.static_frame].screen.palette_overrides,
+        frames[timing.static_frame].palette_overrides,
         appearance,
         fonts,
     );
@@ -129,59 +100,51 @@ pub fn render_animated_svg(
         merge(&mut used, &mut painted);
     }
 
-    // Distinct rows, painted once each.
+    // Distinct rows, painted once each, numbered in order of first use.
     let mut defs = String::new();
-    let mut index: HashMap<u64, Vec<(RowKey<'_>, usize)>> = HashMap::new();
-    let mut count = 0usize;
+    let mut ids: HashMap<RowKey<'_>, usize> = HashMap::new();
+    let mut blank: Vec<Option<bool>> = vec![None; table.len()];
     let mut film = String::new();
     let width = layout.canvas_width;
     for (i, f) in frames.iter().enumerate() {
-        let s = f.screen;
         film.push_str("<g transform=\"translate(");
         push_num(&mut film, i as f32 * width);
         film.push_str(" 0)\">");
-        for (r, cells) in s.rows.iter().enumerate() {
-            let cursor = (appearance.cursor && s.cursor.visible && s.cursor.row == r)
-                .then_some((s.cursor.col, s.cursor.shape));
-            let key = RowKey {
-                cells,
-                cursor,
-                palette: &s.palette_overrides,
-            };
-            if key.blank() {
+        for (r, &row) in f.rows.iter().enumerate() {
+            let cells = &table[row as usize];
+            let cursor = (appearance.cursor && f.cursor.visible && f.cursor.row == r)
+                .then_some((f.cursor.col, f.cursor.shape));
+            if cursor.is_none()
+                && *blank[row as usize].get_or_insert_with(|| cells.iter().all(Cell::is_blank))
+            {
                 continue;
             }
-            let bucket = index.entry(key.hash()).or_default();
-            let id = match bucket.iter().find(|(k, _)| k.same(&key)) {
-                Some((_, id)) => *id,
-                None => {
-                    let id = count;
-                    count += 1;
-                    let prefix = format!("r{id}");
-                    let row_palette = appearance.palette(&s.palette_overrides);
-                    let mut p = grid::Painter::new(&layout, &row_palette, fonts, appearance, true)
-                        .with_prefix(&prefix);
-                    let mut one = Screen::blank(s.width, 1);
-                    one.rows[0] = cells.clone();
-                    one.palette_overrides = s.palette_overrides.clone();
-                    one.cursor.visible = cursor.is_some();
-                    if let Some((col, shape)) = cursor {
-                        one.cursor.col = col;
-                        one.cursor.shape = shape;
-                    }
-                    p.screen(&one, header_rows);
-                    let mut painted = p.finish();
-                    defs.push_str("<g id=\"");
-                    defs.push_str(&prefix);
-                    defs.push_str("\">");
-                    defs.push_str(&painted.svg);
-                    defs.push_str("</g>");
-                    css.push_str(&painted.classes);
-                    merge(&mut used, &mut painted);
-                    bucket.push((key, id));
-                    id
+            let key = (row, cursor.map(|(c, s)| (c, s as u8)), f.palette_overrides);
+            let count = ids.len();
+            let id = *ids.entry(key).or_insert_with(|| {
+                let prefix = format!("r{count}");
+                let row_palette = appearance.palette(f.palette_overrides);
+                let mut p = grid::Painter::new(&layout, &row_palette, fonts, appearance, true)
+                    .with_prefix(&prefix);
+                let mut one = Screen::blank(f.width, 1);
+                one.rows[0] = cells.clone();
+                one.palette_overrides = f.palette_overrides.to_vec();
+                one.cursor.visible = cursor.is_some();
+                if let Some((col, shape)) = cursor {
+                    one.cursor.col = col;
+                    one.cursor.shape = shape;
                 }
-            };
+                p.screen(&one, header_rows);
+                let mut painted = p.finish();
+                defs.push_str("<g id=\"");
+                defs.push_str(&prefix);
+                defs.push_str("\">");
+                defs.push_str(&painted.svg);
+                defs.push_str("</g>");
+                css.push_str(&painted.classes);
+                merge(&mut used, &mut painted);
+                count
+            });
             film.push_str("<use href=\"#r");
             film.push_str(&id.to_string());
             film.push('"');
@@ -290,26 +253,52 @@ mod tests {
         e.snapshot()
     }
 
+    /// The distinct rows of `screens` and each screen's rows as indices into them.
+    fn intern(screens: &[&Screen]) -> (Vec<Vec<Cell>>, Vec<Vec<u32>>) {
+        let mut table: Vec<Vec<Cell>> = Vec::new();
+        let ids = screens
+            .iter()
+            .map(|s| {
+                s.rows
+                    .iter()
+                    .map(|r| match table.iter().position(|t| t == r) {
+                        Some(i) => i as u32,
+                        None => {
+                            table.push(r.clone());
+                            table.len() as u32 - 1
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        (table, ids)
+    }
+
     #[test]
     fn rows_are_defined_once_and_the_static_frame_is_the_attribute() {
         let a = screen("one\r\ntwo");
         let b = screen("one\r\ntwo\r\nthree");
-        let frames = [
-            Frame {
-                time_ms: 0,
-                screen: &a,
-            },
-            Frame {
-                time_ms: 500,
-                screen: &b,
-            },
-        ];
+        let (table, ids) = intern(&[&a, &b]);
+        let frame = |s: &Screen, i: usize, time_ms: u64| Frame {
+            time_ms,
+            width: s.width,
+            rows: &ids[i],
+            cursor: s.cursor,
+            palette_overrides: &[],
+        };
+        let frames = [frame(&a, 0, 0), frame(&b, 1, 500)];
         let timing = Timing {
             duration_ms: 1500,
             looped: true,
             static_frame: 1,
         };
-        let svg = render_animated_svg(&frames, timing, &Appearance::default(), &Fonts::new());
+        let svg = render_animated_svg(
+            &table,
+            &frames,
+            timing,
+            &Appearance::default(),
+            &Fonts::new(),
+        );
         let defs = &svg[svg.find("<defs><clipPath").unwrap()..];
         assert_eq!(defs.matches(">one<").count(), 1, "{defs}");
         // "two" has the cursor after it in the first frame only: two rows.
@@ -324,7 +313,13 @@ mod tests {
         assert!(svg.contains("prefers-reduced-motion"));
         let w = svg.split("translate(").nth(1).unwrap();
         assert!(w.starts_with('-'), "static frame 1 shown: {w}");
-        let again = render_animated_svg(&frames, timing, &Appearance::default(), &Fonts::new());
+        let again = render_animated_svg(
+            &table,
+            &frames,
+            timing,
+            &Appearance::default(),
+            &Fonts::new(),
+        );
         assert_eq!(svg, again, "deterministic");
     }
 }

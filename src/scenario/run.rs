@@ -265,7 +265,10 @@ struct Runner<'a> {
 /// A `record` block's recording so far (see `document::RecordArgs`).
 #[derive(Default)]
 struct Take {
-    frames: Vec<crate::recording::Frame>,
+    frames: crate::recording::Frames,
+    /// Each frame's title and modes: a settled screen that differs from the last frame in
+    /// these alone is still a new frame.
+    states: Vec<(Option<String>, crate::term::Modes)>,
     /// The document's clock: moved only by `sleep` and `type`.
     clock: Duration,
     /// Between `hide` and `show`: no frames, the clock stands still.
@@ -472,13 +475,19 @@ impl Runner<'_> {
             screen.cursor.visible = false;
         }
         let time = t.clock;
-        if t.frames.last().is_some_and(|f| f.time == time) && t.frames.len() > 1 {
-            t.frames.pop();
+        if t.frames.list.last().is_some_and(|f| f.time == time) && t.frames.len() > 1 {
+            t.frames.list.pop();
+            t.states.pop();
         }
-        match t.frames.last_mut() {
-            Some(f) if f.screen == screen => {}
-            Some(f) if f.time == time => f.screen = screen,
-            _ => t.frames.push(crate::recording::Frame { time, screen }),
+        let state = (screen.title.clone(), screen.modes);
+        let frame = t.frames.frame(time, screen);
+        match (t.frames.list.last_mut(), t.states.last_mut()) {
+            (Some(f), Some(s)) if f.same_picture(&frame) && *s == state => {}
+            (Some(f), Some(s)) if f.time == time => (*f, *s) = (frame, state),
+            _ => {
+                t.frames.list.push(frame);
+                t.states.push(state);
+            }
         }
     }
 

@@ -94,7 +94,7 @@ pub struct Link {
 }
 
 /// One grid cell.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Cell {
     /// The grapheme cluster: base character plus zero-width characters. `" "` for a blank cell,
