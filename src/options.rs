@@ -286,27 +286,35 @@ impl Still {
 
     /// An animation's frames prepared for rendering: every frame masked, all of them cut to
     /// one crop window, found on the last frame (the picture a still would show), so the
-    /// animation's frame never moves.
+    /// animation's frame never moves. Frames are rebuilt (their rows interned again) only when
+    /// there is something to mask or crop.
     ///
     /// Errors: as [`crate::crop::Crop::window`], on the last frame.
     pub fn apply_frames(
         &self,
-        frames: &mut [crate::recording::Frame],
+        frames: &mut crate::recording::Frames,
         appearance: &Appearance,
         fonts: &render::fonts::Fonts,
     ) -> Result<(), String> {
-        let Some(last) = frames.last() else {
+        let Some(last) = frames.list.last() else {
             return Ok(());
         };
+        if self.masker.is_empty() && self.crop.is_none() {
+            return Ok(());
+        }
+        let last = frames.screen(last);
         let cell = render::layout::CellMetrics::new(&fonts.metrics(), appearance.font_size);
-        let rows = 0..last.screen.rows.len();
         let window = self
             .crop
-            .window(&last.screen, rows, cell.width, cell.height)?;
-        for f in frames.iter_mut() {
-            self.masker.mask_screen(&mut f.screen);
-            f.screen = window.apply(f.screen.clone());
+            .window(&last, 0..last.rows.len(), cell.width, cell.height)?;
+        let mut out = crate::recording::Frames::default();
+        for f in &frames.list {
+            let mut screen = frames.screen(f);
+            self.masker.mask_screen(&mut screen);
+            let frame = out.frame(f.time, window.apply(screen));
+            out.list.push(frame);
         }
+        *frames = out;
         Ok(())
     }
 }

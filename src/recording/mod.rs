@@ -267,8 +267,8 @@ impl Frames {
         }
     }
 
-    /// Frame `f`'s picture as a screen, for the painters (title and modes are not kept: no
-    /// painter draws them).
+    /// Frame `f`'s picture as a screen, for the painters (title, modes and soft-wrap marks are
+    /// not kept: no painter draws them; masking a frame finds secrets row by row).
     pub fn screen(&self, f: &Frame) -> Screen {
         Screen {
             width: f.width,
@@ -283,6 +283,7 @@ impl Frames {
             modes: Modes::default(),
             title: None,
             palette_overrides: f.palette_overrides.clone(),
+            wrapped: Vec::new(),
         }
     }
 
