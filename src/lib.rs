@@ -31,6 +31,7 @@ pub mod duration;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod host;
+pub mod mcp;
 pub mod options;
 pub mod output;
 pub mod pty;

@@ -25,6 +25,7 @@ const SUBCOMMANDS: &[&str] = &[
     "status",
     "llm",
     "completions",
+    "mcp",
     "help",
     "__host",
 ];
@@ -83,6 +84,8 @@ enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
+    /// Serve the session suite to AI agents over the Model Context Protocol (stdio).
+    Mcp,
     /// Run the session host (started on demand by `session` commands).
     #[command(name = "__host", hide = true)]
     Host,
@@ -218,6 +221,7 @@ pub fn main() -> Result<(), CliError> {
         Command::Host => crate::host::server::run(vec![crate::termio::service::extension()])
             .map_err(CliError::new),
         Command::Capture(args) => run_capture(*args, cli.config),
+        Command::Mcp => crate::mcp::run().map_err(CliError::new),
         Command::Theme {
             command: ThemeCommand::List { format },
         } => {
