@@ -14,6 +14,7 @@
 //! Layering: this module sits with `cli`, above `host`; `host` never imports it.
 
 pub mod params;
+pub mod resources;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -22,7 +23,12 @@ use std::time::Instant;
 use base64::Engine;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerInfo};
+use rmcp::model::{
+    CallToolResult, ContentBlock, Implementation, ListResourcesResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResult, ResourceContents,
+    ResourceUpdatedNotificationParam, ServerCapabilities, ServerInfo, SubscribeRequestParams,
+    UnsubscribeRequestParams,
+};
 use rmcp::service::RequestContext;
 use rmcp::{tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
@@ -72,6 +78,7 @@ pub fn run() -> Result<(), String> {
 pub struct Server {
     tool_router: ToolRouter<Server>,
     closing: Arc<AtomicBool>,
+    subscriptions: Arc<resources::Subscriptions>,
 }
 
 /// A tool's result: the reply document, or a host error shown as a tool error.
@@ -138,6 +145,7 @@ impl Server {
         Server {
             tool_router: Self::tool_router(),
             closing,
+            subscriptions: Arc::default(),
         }
     }
 
@@ -282,12 +290,101 @@ impl Server {
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerInfo {
-        ServerInfo::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new(
-                "console2svg",
-                env!("CARGO_PKG_VERSION"),
-            ))
-            .with_instructions(INSTRUCTIONS)
+        ServerInfo::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .enable_resources_subscribe()
+                .build(),
+        )
+        .with_server_info(Implementation::new(
+            "console2svg",
+            env!("CARGO_PKG_VERSION"),
+        ))
+        .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let resources = in_thread(resources::list).await?;
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResult, ErrorData> {
+        let uri = request.uri.clone();
+        let text = in_thread(move || resources::read(&uri)).await?;
+        Ok(ReadResourceResult::new(vec![ResourceContents::text(
+            text,
+            request.uri,
+        )]))
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let subscriptions = Arc::clone(&self.subscriptions);
+        let closing = Arc::clone(&self.closing);
+        let runtime = tokio::runtime::Handle::current();
+        let peer = context.peer.clone();
+        let uri = request.uri;
+        in_thread(move || {
+            let updated = uri.clone();
+            subscriptions.subscribe(&uri, closing, move || {
+                let peer = peer.clone();
+                let uri = updated.clone();
+                runtime.spawn(async move {
+                    let _ = peer
+                        .notify_resource_updated(ResourceUpdatedNotificationParam::new(uri))
+                        .await;
+                });
+            })
+        })
+        .await
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscriptions.unsubscribe(&request.uri);
+        Ok(())
+    }
+}
+
+/// Runs blocking host I/O off the async workers for a non-tool request; a host error is a
+/// protocol error (`resource_not_found` for a session that is not there, `invalid_params` for
+/// a bad URI) whose data is the contract's error envelope.
+async fn in_thread<T, F>(work: F) -> Result<T, ErrorData>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Result<T, HostError> + Send + 'static,
+{
+    match tokio::task::spawn_blocking(work).await {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(e)) => {
+            let data = Some(e.envelope());
+            Err(match e.code {
+                ErrorCode::SessionNotFound | ErrorCode::SessionExpired => {
+                    ErrorData::resource_not_found(e.to_string(), data)
+                }
+                ErrorCode::InvalidRequest => ErrorData::invalid_params(e.to_string(), data),
+                _ => ErrorData::internal_error(e.to_string(), data),
+            })
+        }
+        Err(e) => Err(ErrorData::internal_error(
+            format!("the request failed: {e}"),
+            None,
+        )),
     }
 }
 

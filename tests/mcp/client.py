@@ -93,12 +93,48 @@ def disconnect_mid_wait(session_id):
         raise AssertionError("the MCP server kept running after its client disconnected mid-wait")
 
 
+UPDATES = []
+
+
+async def on_message(message):
+    """Records the URIs of resource-updated notifications."""
+    message = getattr(message, "root", message)
+    if getattr(message, "method", None) == "notifications/resources/updated":
+        UPDATES.append(str(message.params.uri))
+
+
+async def resources(session, sid):
+    """The screen resource: listed, read, and a subscription told of a change after a send."""
+    uri = f"console2svg://session/{sid}/screen"
+    listed = await session.list_resources()
+    assert uri in [str(r.uri) for r in listed.resources], listed
+    contents = (await session.read_resource(uri)).contents
+    assert "hello from mcp" in contents[0].text, contents
+    await session.subscribe_resource(uri)
+    await asyncio.sleep(0.3)
+    UPDATES.clear()
+    await call(session, "session_send", {"id": sid, "inputs": [{"keys": "o"}, {"text": "second line"}, {"keys": "Escape"}]})
+    deadline = time.monotonic() + 15
+    while uri not in UPDATES and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert uri in UPDATES, f"no notifications/resources/updated for {uri}: {UPDATES}"
+    assert "second line" in (await session.read_resource(uri)).contents[0].text
+    await session.unsubscribe_resource(uri)
+    try:
+        await session.read_resource("console2svg://session/s_00000000000000000000000000000000/screen")
+        raise AssertionError("a missing session's screen was read")
+    except MCPError:
+        pass
+    log("resources: updated after a send")
+
+
 async def main():
     async with stdio_client(server()) as (read, write):
-        async with ClientSession(read, write) as session:
+        async with ClientSession(read, write, message_handler=on_message) as session:
             init = await session.initialize()
             assert init.server_info.name == "console2svg", init.server_info
             assert init.capabilities.tools is not None
+            assert init.capabilities.resources is not None and init.capabilities.resources.subscribe
 
             tools = (await session.list_tools()).tools
             names = {t.name for t in tools}
@@ -125,6 +161,8 @@ async def main():
             assert "hello from mcp" in json.dumps(read.structured_content), read.structured_content
             listed = await call(session, "session_list", {})
             assert sid in json.dumps(listed.structured_content), listed.structured_content
+
+            await resources(session, sid)
 
             # The picture: a PNG as image content, the size the CLI renders the same screen at.
             shot = await call(session, "session_capture", {"id": sid, "theme": ["dracula"]})
