@@ -3,8 +3,9 @@
 //! The script initialises, lists the tools (each input schema checked as JSON Schema), drives
 //! vim through a session (start, send, wait, read, capture as a PNG of the CLI's size, stop),
 //! triggers `session_not_found`, `unsupported_key`, `wait_timeout`, `invalid_condition` and
-//! `invalid_request`, sends a malformed call, and has a second client disconnect mid-wait
-//! while the session lives on.
+//! `invalid_request`, sends a malformed call, reads and subscribes to the screen resource
+//! (an update arrives after a send), drives termio's verbs (run, read, send, close, and
+//! `not_found`), and has a second client disconnect mid-wait while the session lives on.
 //!
 //! Python: `CONSOLE2SVG_MCP_PYTHON`, else `<target dir>/mcp-venv/bin/python` (what `.ci/run`
 //! makes). Without it the test is skipped with a note, except under `CI=true`, where it fails.

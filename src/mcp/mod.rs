@@ -15,6 +15,7 @@
 
 pub mod params;
 pub mod resources;
+pub mod termio;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -284,6 +285,46 @@ impl Server {
     )]
     async fn capture(&self, Parameters(p): Parameters<CaptureParams>) -> Outcome {
         blocking(move || one_shot(p)).await
+    }
+
+    #[tool(
+        description = "termio: the sessions of this project (the server's working directory): each with its link, kind (terminal or agent), state (working, waiting, idle, exited, …) and title. Use the links as `target` in the other termio_ tools."
+    )]
+    async fn termio_list(&self, Parameters(_p): Parameters<termio::ListParams>) -> Outcome {
+        blocking(|| Ok(termio::list())).await
+    }
+
+    #[tool(
+        description = "termio: open a new terminal in this project and type a shell command line into it. With `wait: true` returns once the command finished and the prompt is back (its output in the reply), else at once with the new session's link."
+    )]
+    async fn termio_run(&self, Parameters(p): Parameters<termio::RunParams>) -> Outcome {
+        blocking(move || Ok(termio::run(p))).await
+    }
+
+    #[tool(
+        description = "termio: start a new coding-agent session (claude, codex, …) in this project and give it `prompt` once it is ready. With `wait: true` returns when the agent's turn ended."
+    )]
+    async fn termio_spawn(&self, Parameters(p): Parameters<termio::SpawnParams>) -> Outcome {
+        blocking(move || Ok(termio::spawn(p))).await
+    }
+
+    #[tool(
+        description = "termio: type `text` into a session of this project (Return follows unless `keys` or `noEnter`); `keys` are key names pressed after it. With `wait: true` returns the outcome: a command's output with the prompt back, or an agent's finished turn."
+    )]
+    async fn termio_send(&self, Parameters(p): Parameters<termio::SendParams>) -> Outcome {
+        blocking(move || Ok(termio::send(p))).await
+    }
+
+    #[tool(
+        description = "termio: a session's screen as text (right-trimmed, trailing blank rows dropped); `lines` keeps only the last rows."
+    )]
+    async fn termio_read(&self, Parameters(p): Parameters<termio::ReadParams>) -> Outcome {
+        blocking(move || Ok(termio::read(p))).await
+    }
+
+    #[tool(description = "termio: close sessions of this project (their programs are ended).")]
+    async fn termio_close(&self, Parameters(p): Parameters<termio::CloseParams>) -> Outcome {
+        blocking(move || Ok(termio::close(p))).await
     }
 }
 

@@ -23,6 +23,12 @@ ENV = {k: v for k, v in os.environ.items() if k.startswith("CONSOLE2SVG_")}
 ENV["HOME"] = WORK
 ENV["PATH"] = os.environ.get("PATH", "/usr/bin:/bin")
 EXPECTED_TOOLS = {
+    "termio_list",
+    "termio_run",
+    "termio_spawn",
+    "termio_send",
+    "termio_read",
+    "termio_close",
     "session_start",
     "session_list",
     "session_read",
@@ -128,6 +134,25 @@ async def resources(session, sid):
     log("resources: updated after a send")
 
 
+async def termio(session):
+    """termio's verbs for the server's project (its working directory)."""
+    listed = await call(session, "termio_list", {})
+    # The vim session runs in this directory too: termio sees the host's sessions of the project.
+    assert isinstance(listed.structured_content["sessions"], list), listed.structured_content
+    ran = await call(session, "termio_run", {"command": "echo termio-mcp-$((6*7))", "wait": True, "timeoutMs": 30000})
+    target = ran.structured_content["target"]
+    assert ran.structured_content["status"] == "done", ran.structured_content
+    read = await call(session, "termio_read", {"target": target})
+    assert "termio-mcp-42" in json.dumps(read.structured_content), read.structured_content
+    sent = await call(session, "termio_send", {"target": target, "text": "echo again-$((2*3))", "wait": True, "timeoutMs": 30000})
+    assert "again-6" in json.dumps((await call(session, "termio_read", {"target": target})).structured_content), sent
+    await call(session, "termio_close", {"targets": [target]})
+    envelope = await fails(session, "termio_read", {"target": target}, "not_found")
+    assert envelope["termio"]["ok"] is False, envelope
+    await fails(session, "termio_send", {"target": "no-such-session", "text": "x"}, "not_found")
+    log("termio: run, read, send, close")
+
+
 async def main():
     async with stdio_client(server()) as (read, write):
         async with ClientSession(read, write, message_handler=on_message) as session:
@@ -201,6 +226,8 @@ async def main():
             again = await call(session, "session_read", {"id": sid})
             assert "hello from mcp" in json.dumps(again.structured_content)
             assert again.structured_content["state"] == "running", again.structured_content
+
+            await termio(session)
 
             # One-shot capture: text + picture, no session left behind.
             one = await call(session, "capture", {"command": ["printf 'one shot\\n'"], "width": 30, "height": 4})
