@@ -2,7 +2,8 @@
 //! (`mcp` on PyPI) runs `tests/mcp/client.py` against the built binary and a private host.
 //! The script initialises, lists the tools (each input schema checked as JSON Schema), drives
 //! vim through a session (start, send, wait, read, capture as a PNG of the CLI's size, stop),
-//! triggers `session_not_found`, `unsupported_key`, `wait_timeout`, `invalid_condition` and
+//! triggers `session_not_found`, `unsupported_key`, `wait_timeout`, `invalid_condition`,
+//! `session_not_started`, `session_exited` and
 //! `invalid_request`, sends a malformed call, reads and subscribes to the screen resource
 //! (an update arrives after a send), drives termio's verbs (run, read, send, close, and
 //! `not_found`), and has a second client disconnect mid-wait while the session lives on.

@@ -213,6 +213,12 @@ async def main():
             await fails(session, "session_wait", {"id": sid, "text": "absent text", "timeout": "300ms"}, "wait_timeout")
             await fails(session, "session_wait", {"id": sid, "regex": "([", "timeout": 1}, "invalid_condition")
             await fails(session, "session_start", {"command": ["true"], "width": 0}, "invalid_request")
+            await fails(session, "session_start", {"command": ["/nonexistent/program"]}, "session_not_started")
+            short = await call(session, "session_start", {"command": ["sh", "-c", "sleep 0.5"]})
+            ended = await fails(session, "session_wait", {
+                "id": short.structured_content["sessionId"], "text": "never printed", "timeout": 20}, "session_exited")
+            assert "screen" in ended, ended
+            await call(session, "session_stop", {"id": short.structured_content["sessionId"]})
             await fails(session, "session_capture", {"id": sid, "forecolor": "not-a-colour"}, "invalid_request")
             # A malformed call (no id) is refused by the protocol layer; the server goes on.
             try:
