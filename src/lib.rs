@@ -40,6 +40,7 @@ pub mod duration;
 pub mod fuzzing;
 pub mod host;
 pub mod mask;
+pub mod mcp;
 pub mod options;
 pub mod output;
 pub mod pty;

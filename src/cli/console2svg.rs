@@ -28,6 +28,7 @@ const SUBCOMMANDS: &[&str] = &[
     "completions",
     "mask",
     "batch",
+    "mcp",
     "help",
     "__host",
 ];
@@ -98,6 +99,8 @@ enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
+    /// Serve the session suite to AI agents over the Model Context Protocol (stdio).
+    Mcp,
     /// Run the session host (started on demand by `session` commands).
     #[command(name = "__host", hide = true)]
     Host,
@@ -274,6 +277,7 @@ pub fn main() -> Result<(), CliError> {
         Command::Mask {
             command: MaskCommand::Test { text, json, mask },
         } => mask_test(&text, json, &mask, cli.config),
+        Command::Mcp => crate::mcp::run().map_err(CliError::new),
         Command::Theme {
             command: ThemeCommand::List { format },
         } => {

@@ -528,19 +528,37 @@ fn config_scrollback(config: Option<&std::path::Path>) -> Result<Option<usize>, 
     }
 }
 
-/// `session capture` (`out` given) and `session inspect` (`out` is `None`): the host's
-/// current screen, rendered here with the same renderer and options as `capture`, written
-/// atomically; the capture is journaled (an action), the inspection too (an observation).
-fn capture(
+/// A session's screen as it is now, prepared for rendering: what `session capture`, `session
+/// inspect` and the MCP server's `session_capture` share (one snapshot, one resolution of
+/// config file + flags, the crop and the masking applied).
+pub struct Snapshot {
+    /// The host's screen, cropped and masked (cursor hidden when `--no-cursor`).
+    pub screen: crate::term::Screen,
+    /// The config file's appearance overlaid with the flags (journaled with a capture).
+    pub options: crate::options::AppearanceOptions,
+    /// `options` resolved (themes, window style, fonts), its header row masked.
+    pub appearance: crate::render::Appearance,
+    /// The crop and masking flags as given (journaled with a capture when any was given;
+    /// mask rule files made absolute).
+    pub still_flags: crate::options::Options,
+    /// The session's `state` from the host's reply (`running`, `exited`, …).
+    pub state: Value,
+}
+
+/// Takes the session's screen from the host, resolves `args` and `still_flags` (crop and
+/// masking, see [`super::still::StillArgs::to_options`]) over the config file, and applies the
+/// crop and the masking (masking is on by default).
+///
+/// Errors: `invalid_request` for a bad config file, appearance, crop or mask rule; the host's
+/// errors (`session_not_found`, …); `session_error` for a screen the host sent unreadable.
+pub fn snapshot(
     id: &str,
-    out: Option<(&std::path::Path, f32)>,
     args: &super::appearance::AppearanceArgs,
-    still: &super::still::StillArgs,
+    mut still_flags: crate::options::Options,
     config: Option<&std::path::Path>,
-) -> Result<Value, HostError> {
-    use crate::render::{self, fonts::Fonts};
+    fonts: &crate::render::fonts::Fonts,
+) -> Result<Snapshot, HostError> {
     let config = crate::options::load_config(config).map_err(err(ErrorCode::InvalidRequest))?;
-    let mut still_flags = still.to_options();
     if let Some(rules) = still_flags
         .render
         .as_mut()
@@ -561,6 +579,86 @@ fn capture(
     let appearance = options
         .resolve(None)
         .map_err(err(ErrorCode::InvalidRequest))?;
+    let appearance = still.mask_header(appearance);
+    let snap = client::request(&Request::Snapshot { id: id.into() })?;
+    let mut screen: crate::term::Screen =
+        serde_json::from_value(snap["screen"].clone()).map_err(|e| {
+            HostError::new(
+                ErrorCode::SessionError,
+                format!("unreadable screen from the host: {e}"),
+            )
+        })?;
+    if args.no_cursor {
+        screen.cursor.visible = false;
+    }
+    let rows = 0..screen.rows.len();
+    let screen = still
+        .apply(screen, rows, &appearance, fonts)
+        .map_err(err(ErrorCode::InvalidRequest))?;
+    Ok(Snapshot {
+        screen,
+        options,
+        appearance,
+        still_flags,
+        state: snap["state"].clone(),
+    })
+}
+
+/// Writes `bytes` (a rendering of `snap` in `format`) to `out` atomically and journals the
+/// capture; returns the absolute path written.
+///
+/// Errors: `permission_denied`/`io_error` for the write; the host's errors for the journal.
+pub fn write_capture(
+    id: &str,
+    snap: &Snapshot,
+    out: &std::path::Path,
+    format: crate::output::Format,
+    scale: f32,
+    bytes: &[u8],
+) -> Result<std::path::PathBuf, HostError> {
+    crate::output::write_atomic(out, bytes).map_err(write_error)?;
+    let cwd =
+        std::env::current_dir().map_err(|e| HostError::new(ErrorCode::IoError, e.to_string()))?;
+    let path = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
+    client::request(&Request::Record {
+        id: id.into(),
+        entry: Box::new(crate::host::journal::Entry::Capture {
+            output: out.to_string_lossy().into_owned(),
+            cwd: cwd.to_string_lossy().into_owned(),
+            options: Box::new(snap.options.clone()),
+            scale: (format == crate::output::Format::Png && scale != 1.0).then_some(scale),
+            still: (snap.still_flags != crate::options::Options::default())
+                .then(|| Box::new(snap.still_flags.clone())),
+        }),
+    })?;
+    Ok(path)
+}
+
+/// Writes `svg` (a rendering of the session's screen) as a fresh private inspection and
+/// journals the inspection; returns its path.
+///
+/// Errors: `io_error`/`permission_denied` for the write; the host's errors for the journal.
+pub fn write_inspection(id: &str, svg: &[u8]) -> Result<std::path::PathBuf, HostError> {
+    let path = crate::host::inspect::new_inspection().map_err(err(ErrorCode::IoError))?;
+    crate::output::write_private(&path, svg).map_err(write_error)?;
+    client::request(&Request::Record {
+        id: id.into(),
+        entry: Box::new(crate::host::journal::Entry::Inspect),
+    })?;
+    Ok(path)
+}
+
+/// `session capture` (`out` given) and `session inspect` (`out` is `None`): the host's
+/// current screen, rendered here with the same renderer and options as `capture`, written
+/// atomically; the capture is journaled (an action), the inspection too (an observation).
+fn capture(
+    id: &str,
+    out: Option<(&std::path::Path, f32)>,
+    args: &super::appearance::AppearanceArgs,
+    still: &super::still::StillArgs,
+    config: Option<&std::path::Path>,
+) -> Result<Value, HostError> {
+    use crate::render::{self, fonts::Fonts};
     let format = match out {
         Some((path, _)) => {
             crate::output::Format::from_path(path).map_err(err(ErrorCode::InvalidRequest))?
@@ -576,56 +674,22 @@ fn capture(
             ),
         ));
     }
-    let snap = client::request(&Request::Snapshot { id: id.into() })?;
-    let mut screen: crate::term::Screen =
-        serde_json::from_value(snap["screen"].clone()).map_err(|e| {
-            HostError::new(
-                ErrorCode::SessionError,
-                format!("unreadable screen from the host: {e}"),
-            )
-        })?;
-    if args.no_cursor {
-        screen.cursor.visible = false;
-    }
     let fonts = Fonts::new();
-    let rows = 0..screen.rows.len();
-    let appearance = still.mask_header(appearance);
-    let screen = still
-        .apply(screen, rows, &appearance, &fonts)
-        .map_err(err(ErrorCode::InvalidRequest))?;
-    let state = snap["state"].clone();
+    let snap = snapshot(id, args, still.to_options(), config, &fonts)?;
+    let state = snap.state.clone();
     match out {
         Some((out, scale)) => {
             let bytes = format
-                .render(&screen, &appearance, &fonts, scale)
+                .render(&snap.screen, &snap.appearance, &fonts, scale)
                 .map_err(err(ErrorCode::InvalidRequest))?;
-            crate::output::write_atomic(out, &bytes).map_err(write_error)?;
-            let cwd = std::env::current_dir()
-                .map_err(|e| HostError::new(ErrorCode::IoError, e.to_string()))?;
-            let path = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
-            client::request(&Request::Record {
-                id: id.into(),
-                entry: Box::new(crate::host::journal::Entry::Capture {
-                    output: out.to_string_lossy().into_owned(),
-                    cwd: cwd.to_string_lossy().into_owned(),
-                    options: Box::new(options),
-                    scale: (format == crate::output::Format::Png && scale != 1.0).then_some(scale),
-                    still: (still_flags != crate::options::Options::default())
-                        .then(|| Box::new(still_flags.clone())),
-                }),
-            })?;
+            let path = write_capture(id, &snap, out, format, scale, &bytes)?;
             Ok(
                 json!({"schemaVersion": 1, "sessionId": id, "state": state, "artifact": {"path": path.to_string_lossy(), "format": format.name()}}),
             )
         }
         None => {
-            let path = crate::host::inspect::new_inspection().map_err(err(ErrorCode::IoError))?;
-            let svg = render::render_svg(&screen, &appearance, &fonts);
-            crate::output::write_private(&path, svg.as_bytes()).map_err(write_error)?;
-            client::request(&Request::Record {
-                id: id.into(),
-                entry: Box::new(crate::host::journal::Entry::Inspect),
-            })?;
+            let svg = render::render_svg(&snap.screen, &snap.appearance, &fonts);
+            let path = write_inspection(id, svg.as_bytes())?;
             Ok(
                 json!({"schemaVersion": 1, "sessionId": id, "state": state, "path": path.to_string_lossy(), "format": "svg"}),
             )
