@@ -130,3 +130,25 @@ fn decrqss_reports_the_cursor_style_and_refuses_what_it_does_not_know() {
     // An unknown setting: DCS 0 $ r ST.
     assert_eq!(reply(&mut e, b"\x1bP$q+q\x1b\\"), "\x1bP0$r\x1b\\");
 }
+
+#[test]
+fn an_edit_that_splits_a_wide_character_erases_all_of_it() {
+    // xterm: ICH, DCH and ECH that touch either half of a double-width character erase the
+    // whole character (a cell pair never survives half of it). Columns 2–3 hold 中.
+    for (edit, want) in [
+        (&b"\x1b[1;3H\x1b[X"[..], "a  b"), // ECH on the second half
+        (b"\x1b[1;2H\x1b[X", "a  b"),      // ECH on the first half
+        (b"\x1b[1;3H\x1b[P", "a b"),       // DCH of the second half
+        (b"\x1b[1;3H\x1b[@", "a   b"),     // ICH between the halves
+    ] {
+        let mut e = fed(8, 1, "a中b".as_bytes());
+        e.advance(edit);
+        let screen = e.snapshot();
+        assert_eq!(screen.row_text(0).trim_end(), want, "{edit:?}");
+        for (c, cell) in screen.rows[0].iter().enumerate() {
+            if cell.width == 2 {
+                assert_eq!(screen.rows[0][c + 1].width, 0, "{edit:?}: pair at {c}");
+            }
+        }
+    }
+}

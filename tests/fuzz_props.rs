@@ -485,7 +485,6 @@ fn regression_resize_to_1_column_with_wide_characters() {
 }
 
 #[test]
-#[ignore = "needs the emulator to keep wide cells paired (found by these tests; see fuzz/README.md)"]
 fn regression_wide_cells_keep_their_continuation_cell() {
     let failed: Vec<String> = files("regressions", "terminal")
         .into_iter()
@@ -656,8 +655,8 @@ fn random_terminal_bytes(bytes: &[u8], checks: Checks) {
 }
 
 // The terminal targets run with `Checks::TODAY` (the fuzz target's own), which steps around
-// the known findings; the `*_all_checks` twins run everything and are switched on when the
-// emulator guards land.
+// known findings while there are any (none today); the `*_all_checks` twins always run
+// everything.
 
 proptest! {
     #![proptest_config(config(48))]
@@ -682,7 +681,6 @@ proptest! {
     }
 
     #[test]
-    #[ignore = "needs the emulator to keep wide cells paired (found by these tests; see fuzz/README.md)"]
     fn terminal_structured_all_checks(case in terminal_cases(1)) {
         terminal_case(&case, Checks::ALL);
     }

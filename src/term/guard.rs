@@ -182,6 +182,24 @@ macro_rules! forward {
 }
 
 impl<T: EventListener> Handler for Guarded<'_, T> {
+    /// ICH (`CSI Ps @`), then the cursor's row repaired ([`repair_wide_pairs`]).
+    fn insert_blank(&mut self, count: usize) {
+        Handler::insert_blank(&mut *self.term, count);
+        repair_wide_pairs(self.term);
+    }
+
+    /// ECH (`CSI Ps X`), then the cursor's row repaired ([`repair_wide_pairs`]).
+    fn erase_chars(&mut self, count: usize) {
+        Handler::erase_chars(&mut *self.term, count);
+        repair_wide_pairs(self.term);
+    }
+
+    /// DCH (`CSI Ps P`), then the cursor's row repaired ([`repair_wide_pairs`]).
+    fn delete_chars(&mut self, count: usize) {
+        Handler::delete_chars(&mut *self.term, count);
+        repair_wide_pairs(self.term);
+    }
+
     #[inline]
     fn input(&mut self, c: char) {
         let width = if (' '..='~').contains(&c) {
@@ -336,7 +354,6 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
         fn goto(&mut self, line: i32, col: usize);
         fn goto_line(&mut self, line: i32);
         fn goto_col(&mut self, col: usize);
-        fn insert_blank(&mut self, count: usize);
         fn move_up(&mut self, lines: usize);
         fn move_down(&mut self, lines: usize);
         fn identify_terminal(&mut self, intermediate: Option<char>);
@@ -352,8 +369,6 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
         fn set_horizontal_tabstop(&mut self);
         fn scroll_down(&mut self, lines: usize);
         fn insert_blank_lines(&mut self, lines: usize);
-        fn erase_chars(&mut self, count: usize);
-        fn delete_chars(&mut self, count: usize);
         fn move_backward_tabs(&mut self, count: u16);
         fn move_forward_tabs(&mut self, count: u16);
         fn save_cursor_position(&mut self);
@@ -391,6 +406,34 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
         fn set_scp(&mut self, char_path: ScpCharPath, update_mode: ScpUpdateMode);
     }
     // `set_mouse_cursor_icon` is left to the trait's default: alacritty ignores it too.
+}
+
+/// Blanks the halves of double-width characters that ICH, DCH or ECH split on the cursor's
+/// row: a wide character whose spacer cell was moved off or erased, and a spacer cell whose
+/// character was. alacritty_terminal shifts and erases cells one by one, so the half of a pair
+/// that the edit touched goes and the other half stays, which leaves the grid with a wide cell
+/// that has no continuation cell (found by the fuzz tests). xterm erases the whole character
+/// when an edit touches either half; so does this, keeping the cell's colours.
+fn repair_wide_pairs<T: EventListener>(term: &mut Term<T>) {
+    let line = term.grid().cursor.point.line;
+    let cols = term.columns();
+    let row = &mut term.grid_mut()[line];
+    for c in 0..cols {
+        let flags = row[Column(c)].flags;
+        let broken = if flags.contains(Flags::WIDE_CHAR) {
+            c + 1 >= cols || !row[Column(c + 1)].flags.contains(Flags::WIDE_CHAR_SPACER)
+        } else if flags.contains(Flags::WIDE_CHAR_SPACER) {
+            c == 0 || !row[Column(c - 1)].flags.contains(Flags::WIDE_CHAR)
+        } else {
+            false
+        };
+        if broken {
+            let cell = &mut row[Column(c)];
+            // A blank: no character, no combining marks, no wide flags; colours kept.
+            cell.clear_wide();
+            cell.flags.remove(Flags::WIDE_CHAR_SPACER);
+        }
+    }
 }
 
 /// The intermediate widths a resize from `from` to `to` columns goes through: halving while
