@@ -3,7 +3,8 @@
 //!
 //! Module map (one line each; layers go one way, `term` <- `render` <- `host` <-
 //! `termio`/`scenario` <- `cli`, held by `tests/architecture.rs`; see DESIGN.md):
-//! - [`term`]: the emulator (alacritty_terminal, with a compact scrollback of its own) and the owned [`term::Screen`] snapshot; key names → bytes.
+//! - [`term`]: the emulator (alacritty_terminal, with a compact scrollback of its own) and the
+//!   owned [`term::Screen`] snapshot; key names → bytes.
 //! - [`pty`]: spawning in a PTY, environment policy, exit status; [`pty::pump`] the one PTY pump
 //!   capture and host sessions share; [`pty::group`] batched process-group signalling.
 //! - [`render`]: `Screen` + appearance → SVG (layout, themes, window chrome, fonts, geometry).
@@ -13,7 +14,8 @@
 //! - [`capture`]: a one-shot capture: the pump run blocking (or a pipe) → emulator → screen.
 //! - [`recording`]: recordings (timed output), asciicast in/out, frame derivation, the ffmpeg pipe.
 //! - [`duration`]: durations as people write them (`500ms`, `2s`, `3m`), parsed and formatted.
-//! - [`host`]: the generic session host: socket server (requests in acceptance order), registry,
+//! - [`host`]: the generic session host: socket server (one request loop for every client,
+//!   requests in acceptance order), registry,
 //!   sessions, protocol and typed replies (`host::reply`), client, crash recovery
 //!   (`host::recovery`), event hub (`host::events`), and the extension trait services plug in
 //!   by (`host::extension`).
@@ -27,6 +29,8 @@
 //! - [`status`]: the `status` report (fonts and fallbacks, renderers, themes, colour environment).
 //! - [`batch`]: `batch markdown` (regenerate and re-link every docs picture a Markdown tree's
 //!   markers ask for) and `batch restore` (assets back from a manifest).
+//! - [`mcp`]: `console2svg mcp`, the session suite and termio's verbs as an MCP server on stdio
+//!   (rmcp): tools, screen resources with subscriptions; a client of the host like the CLI.
 //! - [`cli`]: clap definitions and printing for the binaries; wires termio's extension into the
 //!   host; no logic beyond argument mapping.
 
