@@ -502,7 +502,7 @@ impl Emulator {
                 let wrapped = cells
                     .last()
                     .is_some_and(|c| c.flags.contains(Flags::WRAPLINE));
-                self.scrollback.push_row(cells, wrapped, None);
+                self.scrollback.push_row(cells, wrapped);
             }
             let grid = self.term.grid_mut();
             grid.update_history(0);
@@ -663,7 +663,10 @@ impl Emulator {
         if history > 0 {
             self.scrollback.for_each_row(|cells| {
                 out.push(cells.iter().map(convert_cell).collect());
-                if cells.last().is_some_and(|c| c.flags.contains(Flags::WRAPLINE)) {
+                if cells
+                    .last()
+                    .is_some_and(|c| c.flags.contains(Flags::WRAPLINE))
+                {
                     wrapped.push(out.len() - 1);
                 }
             });
