@@ -502,7 +502,7 @@ impl Emulator {
                 let wrapped = cells
                     .last()
                     .is_some_and(|c| c.flags.contains(Flags::WRAPLINE));
-                self.scrollback.push_row(cells, wrapped, None);
+                self.scrollback.push_row(cells, wrapped);
             }
             let grid = self.term.grid_mut();
             grid.update_history(0);

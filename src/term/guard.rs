@@ -107,101 +107,10 @@ impl<T: EventListener> Guarded<'_, T> {
             .map_or(usize::from(self.scrollback.rows() == 0), |line| line + 1)
     }
 
-    /// DECCOLM (`CSI ? 3 h/l`), which alacritty takes as DECSTBM(1, last line): the region
-    /// becomes the whole screen, unless that has one line (then it is left as it is).
-    fn deccolm(&mut self, mode: PrivateMode) {
-        let lines = self.term.screen_lines();
-        if mode == PrivateMode::Named(NamedPrivateMode::ColumnMode) && lines > 1 {
-            *self.region = 0..lines as i32;
-        }
-    }
-}
-
-/// Replaces the grid of the alternate screen, while the primary screen is shown, with a blank
-/// one of `cols` × `rows`: the alternate screen is cleared whenever it is entered, so its grid
-/// only matters while it is shown. The emulator keeps it 1 × 1 (24 bytes) the rest of the time
-/// instead of a second screen's cells (57.6 KB at 100 × 24), and makes it the screen's size
-/// when `CSI ? 1049 h` enters it. The primary screen's saved cursor is kept (the swap that
-/// reaches the alternate grid would drop it).
-pub(super) fn set_alternate<T: EventListener>(term: &mut Term<T>, cols: usize, rows: usize) {
-    debug_assert!(!term.mode().contains(TermMode::ALT_SCREEN));
-    let saved = term.grid().saved_cursor.clone();
-    term.swap_alt();
-    *term.grid_mut() = Grid::new(rows, cols, 0);
-    term.swap_alt();
-    term.grid_mut().saved_cursor = saved;
-}
-
-/// [`Guarded::keep_top`] on a terminal and its scrollback.
-pub(super) fn keep_top<T>(
-    term: &Term<T>,
-    scrollback: &mut Scrollback,
-    n: usize,
-    cursor_row: CursorRow,
-) {
-    let grid = term.grid();
-    let cursor = &grid.cursor;
-    for line in 0..n.min(grid.screen_lines()) {
-        let cells = &grid[Line(line as i32)][..];
-        let wrapped = cells
-            .last()
-            .is_some_and(|c| c.flags.contains(Flags::WRAPLINE));
-        match cursor_row {
-            _ if cursor.point.line.0 != line as i32 => scrollback.push_row(cells, wrapped, None),
-            CursorRow::AsIs => scrollback.push_row(cells, wrapped, None),
-            CursorRow::Wrapped => scrollback.push_row(cells, true, None),
-            CursorRow::WrappedAfterSpacer => {
-                // As alacritty's `write_at_cursor` leaves it: the last cell the spacer, and a
-                // double-width character whose spacer that cell was cleared.
-                let mut row = cells.to_vec();
-                let n = row.len();
-                let half = Flags::WIDE_CHAR | Flags::WIDE_CHAR_SPACER;
-                if n >= 2 && row[n - 1].flags.intersects(half) {
-                    row[n - 2].clear_wide();
-                }
-                let mut spacer = cursor.template.clone();
-                spacer.c = ' ';
-                spacer.flags.insert(Flags::LEADING_WIDE_CHAR_SPACER);
-                row[n - 1] = spacer;
-                scrollback.push_row(&row, true, None);
-            }
-        }
-    }
-}
-
-/// Forwards each listed handler call to the `Term` unchanged.
-macro_rules! forward {
-    ($( fn $name:ident(&mut self $(, $arg:ident : $ty:ty)*); )*) => {
-        $(
-            #[inline]
-            fn $name(&mut self $(, $arg: $ty)*) {
-                Handler::$name(&mut *self.term $(, $arg)*)
-            }
-        )*
-    };
-}
-
-impl<T: EventListener> Handler for Guarded<'_, T> {
-    /// ICH (`CSI Ps @`), then the cursor's row repaired ([`repair_wide_pairs`]).
-    fn insert_blank(&mut self, count: usize) {
-        Handler::insert_blank(&mut *self.term, count);
-        repair_wide_pairs(self.term);
-    }
-
-    /// ECH (`CSI Ps X`), then the cursor's row repaired ([`repair_wide_pairs`]).
-    fn erase_chars(&mut self, count: usize) {
-        Handler::erase_chars(&mut *self.term, count);
-        repair_wide_pairs(self.term);
-    }
-
-    /// DCH (`CSI Ps P`), then the cursor's row repaired ([`repair_wide_pairs`]).
-    fn delete_chars(&mut self, count: usize) {
-        Handler::delete_chars(&mut *self.term, count);
-        repair_wide_pairs(self.term);
-    }
-
-    #[inline]
-    fn input(&mut self, c: char) {
+    /// [`Handler::input`] with every guard: a double-width character in one column, a spacer
+    /// cleared in the scrollback's newest row, a wrap that scrolls the top row off.
+    #[inline(never)]
+    fn input_guarded(&mut self, c: char) {
         let width = if (' '..='~').contains(&c) {
             Some(1)
         } else {
@@ -243,6 +152,110 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
             }
         }
         Handler::input(&mut *self.term, c)
+    }
+
+    /// DECCOLM (`CSI ? 3 h/l`), which alacritty takes as DECSTBM(1, last line): the region
+    /// becomes the whole screen, unless that has one line (then it is left as it is).
+    fn deccolm(&mut self, mode: PrivateMode) {
+        let lines = self.term.screen_lines();
+        if mode == PrivateMode::Named(NamedPrivateMode::ColumnMode) && lines > 1 {
+            *self.region = 0..lines as i32;
+        }
+    }
+}
+
+/// Replaces the grid of the alternate screen, while the primary screen is shown, with a blank
+/// one of `cols` × `rows`: the alternate screen is cleared whenever it is entered, so its grid
+/// only matters while it is shown. The emulator keeps it 1 × 1 (24 bytes) the rest of the time
+/// instead of a second screen's cells (57.6 KB at 100 × 24), and makes it the screen's size
+/// when `CSI ? 1049 h` enters it. The primary screen's saved cursor is kept (the swap that
+/// reaches the alternate grid would drop it).
+pub(super) fn set_alternate<T: EventListener>(term: &mut Term<T>, cols: usize, rows: usize) {
+    debug_assert!(!term.mode().contains(TermMode::ALT_SCREEN));
+    let saved = term.grid().saved_cursor.clone();
+    term.swap_alt();
+    *term.grid_mut() = Grid::new(rows, cols, 0);
+    term.swap_alt();
+    term.grid_mut().saved_cursor = saved;
+}
+
+/// [`Guarded::keep_top`] on a terminal and its scrollback.
+pub(super) fn keep_top<T>(
+    term: &Term<T>,
+    scrollback: &mut Scrollback,
+    n: usize,
+    cursor_row: CursorRow,
+) {
+    let grid = term.grid();
+    let cursor = &grid.cursor;
+    for line in 0..n.min(grid.screen_lines()) {
+        let cells = &grid[Line(line as i32)][..];
+        let wrapped = cells
+            .last()
+            .is_some_and(|c| c.flags.contains(Flags::WRAPLINE));
+        match cursor_row {
+            _ if cursor.point.line.0 != line as i32 => scrollback.push_row(cells, wrapped),
+            CursorRow::AsIs => scrollback.push_row(cells, wrapped),
+            CursorRow::Wrapped => scrollback.push_row(cells, true),
+            CursorRow::WrappedAfterSpacer => {
+                // As alacritty's `write_at_cursor` leaves it: the last cell the spacer, and a
+                // double-width character whose spacer that cell was cleared.
+                let mut row = cells.to_vec();
+                let n = row.len();
+                let half = Flags::WIDE_CHAR | Flags::WIDE_CHAR_SPACER;
+                if n >= 2 && row[n - 1].flags.intersects(half) {
+                    row[n - 2].clear_wide();
+                }
+                let mut spacer = cursor.template.clone();
+                spacer.c = ' ';
+                spacer.flags.insert(Flags::LEADING_WIDE_CHAR_SPACER);
+                row[n - 1] = spacer;
+                scrollback.push_row(&row, true);
+            }
+        }
+    }
+}
+
+/// Forwards each listed handler call to the `Term` unchanged.
+macro_rules! forward {
+    ($( fn $name:ident(&mut self $(, $arg:ident : $ty:ty)*); )*) => {
+        $(
+            #[inline]
+            fn $name(&mut self $(, $arg: $ty)*) {
+                Handler::$name(&mut *self.term $(, $arg)*)
+            }
+        )*
+    };
+}
+
+impl<T: EventListener> Handler for Guarded<'_, T> {
+    /// ICH (`CSI Ps @`), then the cursor's row repaired ([`repair_wide_pairs`]).
+    fn insert_blank(&mut self, count: usize) {
+        Handler::insert_blank(&mut *self.term, count);
+        repair_wide_pairs(self.term);
+    }
+
+    /// ECH (`CSI Ps X`), then the cursor's row repaired ([`repair_wide_pairs`]).
+    fn erase_chars(&mut self, count: usize) {
+        Handler::erase_chars(&mut *self.term, count);
+        repair_wide_pairs(self.term);
+    }
+
+    /// DCH (`CSI Ps P`), then the cursor's row repaired ([`repair_wide_pairs`]).
+    fn delete_chars(&mut self, count: usize) {
+        Handler::delete_chars(&mut *self.term, count);
+        repair_wide_pairs(self.term);
+    }
+
+    #[inline]
+    fn input(&mut self, c: char) {
+        let cursor = &self.term.grid().cursor;
+        if (' '..='~').contains(&c) && !cursor.input_needs_wrap && cursor.point.line.0 != 0 {
+            // The common case, kept small enough to inline: one printable ASCII character
+            // written below the top row without wrapping, which touches no stored row.
+            return Handler::input(&mut *self.term, c);
+        }
+        self.input_guarded(c)
     }
 
     #[inline]

@@ -140,7 +140,7 @@ impl Line {
 
     /// Appends the clusters of `row` (runs merging at the seam).
     fn append(&mut self, row: &RowBuf) {
-        self.text.push_str(&row.text);
+        self.text.push_str(row.text());
         let mut runs = row.runs.iter();
         if let (Some(last), Some(first)) = (self.runs.last_mut(), row.runs.first()) {
             if same_style(&last.style, &first.style) {
@@ -221,7 +221,8 @@ impl Line {
 /// The clusters of one row being stored (reused from row to row).
 #[derive(Debug, Clone, Default)]
 struct RowBuf {
-    text: String,
+    /// The clusters' characters, UTF-8 (bytes, so that ASCII text is copied without encoding).
+    text: Vec<u8>,
     runs: Vec<Run>,
 }
 
@@ -235,9 +236,9 @@ impl RowBuf {
     /// `marker` added).
     #[inline]
     fn push(&mut self, c: char, zerowidth: &[char], cell: &Cell, marker: Flags) {
-        self.text.push(c);
+        self.push_char(c);
         for &z in zerowidth {
-            self.text.push(z);
+            self.push_char(z);
         }
         match self.runs.last_mut() {
             // The common case, decided without building a style: plain colours and flags.
@@ -254,6 +255,44 @@ impl RowBuf {
         }
     }
 
+    /// Appends `c`'s UTF-8 bytes to the text.
+    #[inline]
+    fn push_char(&mut self, c: char) {
+        self.text
+            .extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+    }
+
+    /// The text, UTF-8 by construction.
+    fn text(&self) -> &str {
+        std::str::from_utf8(&self.text).expect("characters encoded as UTF-8")
+    }
+
+    /// Appends `cells`, ASCII characters in one plain style (see [`is_plain`]), one cluster
+    /// each.
+    #[inline]
+    fn push_plain(&mut self, cells: &[Cell]) {
+        let Some(first) = cells.first() else {
+            return;
+        };
+        // ASCII (see [`is_plain`]): one byte a character.
+        self.text.extend(cells.iter().map(|c| c.c as u8));
+        let count = cells.len() as u32;
+        match self.runs.last_mut() {
+            Some(run) if has_style(&run.style, first, Flags::empty()) => run.clusters += count,
+            _ => self.runs.push(Run {
+                clusters: count,
+                // `style_of`, for a cell without extras.
+                style: Cell {
+                    c: ' ',
+                    fg: first.fg,
+                    bg: first.bg,
+                    flags: first.flags - LAYOUT_FLAGS,
+                    extra: None,
+                },
+            }),
+        }
+    }
+
     #[cold]
     fn push_run(&mut self, cell: &Cell, marker: Flags) {
         match self.runs.last_mut() {
@@ -267,7 +306,33 @@ impl RowBuf {
     }
 }
 
+/// A cell that is one ASCII character (not NUL) in one cell, with no underline colour,
+/// hyperlink or zero-width characters, and not a spacer.
+#[inline]
+fn is_plain(cell: &Cell) -> bool {
+    cell.c.is_ascii()
+        && cell.c != '\0'
+        && cell.extra.is_none()
+        && !cell
+            .flags
+            .intersects(Flags::WIDE_CHAR_SPACER | Flags::LEADING_WIDE_CHAR_SPACER)
+}
+
+/// Whether `b` is a plain cell (see [`is_plain`]) in the style of the plain cell `a`, its
+/// flags included (cells whose flags differ in layout flags only go to separate stretches,
+/// which [`RowBuf::push_plain`] merges).
+#[inline]
+fn same_plain(a: &Cell, b: &Cell) -> bool {
+    // `a` is plain and has the same flags: `b` is no spacer either.
+    a.flags == b.flags
+        && a.fg == b.fg
+        && a.bg == b.bg
+        && b.extra.is_none()
+        && (1..0x80).contains(&(b.c as u32))
+}
+
 /// Whether `cell` (its layout flags aside, `marker` added) has the style `style`.
+#[inline]
 fn has_style(style: &Cell, cell: &Cell, marker: Flags) -> bool {
     style.fg == cell.fg
         && style.bg == cell.bg
@@ -320,6 +385,26 @@ impl Fill {
         }
         self.col += width;
         placed
+    }
+
+    /// Places `n` clusters one cell wide: [`Fill::place`]`(1, cols)` `n` times.
+    fn place_ones(&mut self, n: usize, cols: usize) {
+        if n == 0 {
+            return;
+        }
+        if self.rows == 0 {
+            self.rows = 1;
+        }
+        let end = self.col + n;
+        if end <= cols {
+            self.col = end;
+        } else {
+            // The cells beyond the row fill whole rows, the last one up to `col`.
+            let over = end - cols;
+            let more = over.div_ceil(cols);
+            self.rows += more;
+            self.col = over - (more - 1) * cols;
+        }
     }
 
     /// Places a spacer marker: it takes the last column of a row (which then ends), and
@@ -470,9 +555,8 @@ impl Scrollback {
 
     /// Stores a row that scrolled off the top of the screen, `cells` as wide as the terminal.
     /// `wrapped`: the row continues on the next row (its last cell's `WRAPLINE`, or the wrap
-    /// that is scrolling it off). `last`: the last cell as it will be when the row leaves, when
-    /// that differs from `cells` (the spacer a double-width character leaves behind).
-    pub(super) fn push_row(&mut self, cells: &[Cell], wrapped: bool, last: Option<&Cell>) {
+    /// that is scrolling it off).
+    pub(super) fn push_row(&mut self, cells: &[Cell], wrapped: bool) {
         if self.limit == 0 {
             return;
         }
@@ -487,31 +571,38 @@ impl Scrollback {
         row.clear();
         let blank = Cell::default();
         let n = cells.len();
-        let last = last.or(cells.last());
-        let cell_at = |i: usize| {
-            if i + 1 == n {
-                last.unwrap_or(&blank)
-            } else {
-                &cells[i]
-            }
-        };
         // Blank cells after the content are left out, unless the row continues on the next.
         let end = if wrapped {
             n
         } else {
-            (0..n)
-                .rev()
-                .find(|&i| !is_blank(cell_at(i)))
+            cells
+                .iter()
+                .rposition(|c| !is_blank(c))
                 .map_or(0, |i| i + 1)
         };
+        let cells = &cells[..end];
+        row.text.reserve(end);
         let special = Flags::WIDE_CHAR_SPACER | Flags::LEADING_WIDE_CHAR_SPACER;
         let mut i = 0;
         while i < end {
-            let cell = cell_at(i);
+            let cell = &cells[i];
+            if is_plain(cell) {
+                // The common case: a stretch of ASCII characters, one cell each, in one plain
+                // style (no underline colour, hyperlink or zero-width characters): compared
+                // field by field, its text pushed in one go.
+                let start = i;
+                i += 1;
+                while i < end && same_plain(cell, &cells[i]) {
+                    i += 1;
+                }
+                row.push_plain(&cells[start..i]);
+                fill.place_ones(i - start, cols);
+                continue;
+            }
             i += 1;
             let flags = cell.flags;
             if cell.c.is_ascii() && cell.c != '\0' && !flags.intersects(special) {
-                // The common case: one ASCII character, one cell.
+                // One ASCII character, one cell, in a style with extras.
                 row.push(
                     cell.c,
                     cell.zerowidth().unwrap_or(&[]),
@@ -567,7 +658,7 @@ impl Scrollback {
             }
         } else {
             self.lines.push_back(Line {
-                text: row.text.as_str().into(),
+                text: row.text().into(),
                 runs: row.runs.clone(),
                 ..Line::default()
             });
@@ -624,7 +715,7 @@ impl Scrollback {
                 let taken = rows.split_off(rows.len() - want);
                 self.refresh_tail();
                 for row in &rows {
-                    self.push_row(row, true, None);
+                    self.push_row(row, true);
                 }
                 rows = taken;
             }
@@ -837,7 +928,35 @@ mod tests {
         if wrapped {
             cells.last_mut().unwrap().flags.insert(Flags::WRAPLINE);
         }
-        s.push_row(&cells, wrapped, None);
+        s.push_row(&cells, wrapped);
+    }
+
+    #[test]
+    fn placing_one_cell_clusters_at_once_is_placing_them_one_by_one() {
+        for cols in 1..8 {
+            for start in 0..(2 * cols + 2) {
+                for n in 0..(3 * cols + 2) {
+                    let mut fill = Fill::default();
+                    for _ in 0..start {
+                        fill.place(1, cols);
+                    }
+                    let mut marked = fill;
+                    marked.place_marker(cols);
+                    for mut from in [fill, marked] {
+                        let mut one_by_one = from;
+                        for _ in 0..n {
+                            one_by_one.place(1, cols);
+                        }
+                        from.place_ones(n, cols);
+                        assert_eq!(
+                            (from.rows, from.col),
+                            (one_by_one.rows, one_by_one.col),
+                            "cols {cols} start {start} n {n}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]
@@ -902,7 +1021,7 @@ mod tests {
         let mut s = Scrollback::new(100, 10);
         let mut cells = row("red", 10, Some(NamedColor::Red));
         cells[3..].clone_from_slice(&row("plain", 7, None));
-        s.push_row(&cells, false, None);
+        s.push_row(&cells, false);
         let line = &s.lines[0];
         assert_eq!(line.text, "redplain");
         assert_eq!(line.runs.len(), 2);
