@@ -29,15 +29,18 @@ fn python() -> Option<PathBuf> {
     } else {
         common::repo().join(target)
     };
-    let venv = target.join("mcp-venv/bin/python");
-    venv.is_file().then_some(venv)
+    // The target dir's venv, else the repository's `target/` one (the README makes it there).
+    [target, common::repo().join("target")]
+        .into_iter()
+        .map(|t| t.join("mcp-venv/bin/python"))
+        .find(|p| p.is_file())
 }
 
 #[test]
 fn the_python_sdk_client_drives_sessions_through_mcp() {
     let Some(python) = python() else {
         let how = "make it with: python3 -m venv target/mcp-venv && \
-                   target/mcp-venv/bin/pip install mcp jsonschema (or set CONSOLE2SVG_MCP_PYTHON)";
+                   target/mcp-venv/bin/pip install mcp==2.3.0 jsonschema (or set CONSOLE2SVG_MCP_PYTHON)";
         if std::env::var("CI").is_ok_and(|v| v == "true") {
             panic!("no Python with the MCP SDK: {how}");
         }

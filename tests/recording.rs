@@ -513,6 +513,10 @@ fn bad_input_is_one_line_a_failure_and_writes_nothing() {
             "--fps",
         ),
         (&["cast", "c.cast", "-v", "-o", "out.bmp"], ".bmp"),
+        (
+            &["cast", "c.cast", "--time", "0-1", "-o", "out.svg"],
+            "trims an animation",
+        ),
         (&["cast", "missing.cast", "-o", "out.svg"], "missing.cast"),
     ];
     for (args, needle) in cases {

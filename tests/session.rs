@@ -1352,6 +1352,14 @@ fn an_export_saved_elsewhere_replays_from_its_own_directory() {
         "{v}"
     );
     assert!(!proj.join("docs.yaml").exists());
+    // An extension that is neither a scenario's nor a cast's is refused; nothing is written.
+    let (v, code) = h.run(&["export", &id, "-o", "z.bmp"]);
+    assert_eq!(
+        (code, v["error"]["code"].as_str()),
+        (1, Some("invalid_request")),
+        "{v}"
+    );
+    assert!(!proj.join("z.bmp").exists());
     h.ok(&["stop", &id]);
     std::fs::remove_file(proj.join("docs/a.svg")).unwrap();
     // Replayed from elsewhere: the paths are the document's own.

@@ -730,6 +730,17 @@ fn export(id: &str, out: &std::path::Path) -> Result<Value, HostError> {
     {
         return export_cast(id, &path);
     }
+    if let Some(ext) = path.extension() {
+        let ext = ext.to_string_lossy();
+        if !["yaml", "yml", "json"].contains(&ext.to_ascii_lowercase().as_str()) {
+            return Err(HostError::new(
+                ErrorCode::InvalidRequest,
+                format!(
+                    "session export writes a scenario (.yaml, .yml, .json) or a cast (.cast), not .{ext}"
+                ),
+            ));
+        }
+    }
     let json_out = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("json"));

@@ -132,6 +132,12 @@ impl VideoArgs {
         if self.moment() && self.animated(format) && self.video {
             return Err("--frame and --time T make a still: leave out -v".into());
         }
+        if matches!(self.time, Some(TimeArg::Span(..))) && !self.animated(format) {
+            return Err(
+                "--time START-END trims an animation: add -v (or write .gif/.mp4/.webm); --time T makes a still of one moment"
+                    .into(),
+            );
+        }
         if self.moment() && format.is_video() {
             return Err(format!(
                 "--frame and --time T make a still: .{} is a video format",

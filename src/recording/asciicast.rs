@@ -112,6 +112,12 @@ pub fn parse(text: &str) -> Result<Recording, ParseError> {
             return Err(err(n, format!("negative or invalid time {time}")));
         }
         let t = if relative { now + time } else { time };
+        if t > MAX_TIME_S {
+            return Err(err(
+                n,
+                format!("time {t} s is past the longest recording read ({MAX_TIME_S} s)"),
+            ));
+        }
         if t < now {
             return Err(err(
                 n,
@@ -140,6 +146,10 @@ pub fn parse(text: &str) -> Result<Recording, ParseError> {
     }
     Ok(rec)
 }
+
+/// The latest event time a cast may have, seconds (about 115 days): later times are refused
+/// rather than turned into durations that overflow.
+const MAX_TIME_S: f64 = 1e7;
 
 /// `recording` as an asciicast v2 document (header line, then one event a line).
 ///
@@ -276,6 +286,12 @@ mod tests {
             "line 1: asciicast version 1 is not supported (2 or 3)"
         );
         assert_eq!(parse("").unwrap_err().line, 1);
+        // Times too large for a duration are refused, not a panic (v2 absolute, v3 summed).
+        let e = parse(&format!("{h}[1e20,\"o\",\"a\"]\n")).unwrap_err();
+        assert!(e.message.contains("longest recording"), "{e}");
+        let v3 = "{\"version\":3,\"term\":{\"cols\":10,\"rows\":2}}\n";
+        let e = parse(&format!("{v3}[1e300,\"o\",\"a\"]\n[1e300,\"o\",\"b\"]\n")).unwrap_err();
+        assert_eq!(e.line, 2);
     }
 
     #[test]
