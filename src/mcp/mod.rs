@@ -180,8 +180,8 @@ impl Server {
                 color_env: !p.no_colorenv,
                 delete_ci_env: !p.no_delete_envs,
                 env: Some(crate::pty::caller_env()),
-                scrollback: None,
-                record: false,
+                scrollback: p.scrollback.map(|n| n as usize),
+                record: p.record,
             }))
         })
         .await

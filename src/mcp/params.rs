@@ -57,6 +57,12 @@ pub struct StartParams {
     /// Do not remove CI and TF_BUILD from the environment.
     #[serde(default)]
     pub no_delete_envs: bool,
+    /// Rows of scrollback the session keeps, 0–100000 (default: the host's, 2000).
+    pub scrollback: Option<u32>,
+    /// Keep the session's output with its timing (at most 4 MiB), so `session export ID -o
+    /// x.cast` can write it as an asciicast.
+    #[serde(default)]
+    pub record: bool,
 }
 
 /// `session_list`.

@@ -213,6 +213,7 @@ async def main():
             await fails(session, "session_wait", {"id": sid, "text": "absent text", "timeout": "300ms"}, "wait_timeout")
             await fails(session, "session_wait", {"id": sid, "regex": "([", "timeout": 1}, "invalid_condition")
             await fails(session, "session_start", {"command": ["true"], "width": 0}, "invalid_request")
+            await fails(session, "session_start", {"command": ["true"], "scrollback": 100001}, "invalid_request")
             await fails(session, "session_start", {"command": ["/nonexistent/program"]}, "session_not_started")
             short = await call(session, "session_start", {"command": ["sh", "-c", "sleep 0.5"]})
             ended = await fails(session, "session_wait", {
