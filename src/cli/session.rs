@@ -3,7 +3,7 @@
 
 use std::ffi::OsString;
 use std::io::{BufRead, IsTerminal, Write};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use clap::{ArgMatches, Args, Subcommand};
 use serde_json::{json, Value};
@@ -436,60 +436,31 @@ fn wait(a: WaitArgs) -> i32 {
         line: a.line,
         since: a.since,
     };
-    let deadline = a.timeout.map(|t| Instant::now() + t);
-    let mut reply = match client::request(&Request::WaitStart {
-        id: a.id.as_str().into(),
-        condition,
-        timeout_ms: a.timeout.map(|t| t.as_millis() as u64),
-    }) {
-        Ok(r) => r,
+    let end = match client::wait(&a.id, condition, a.timeout, client::interrupted) {
+        Ok(end) => end,
         Err(e) => return emit(Err(e)),
     };
-    let waiter = reply["waiter"].as_u64().unwrap_or(0);
-    if let Some(map) = reply.as_object_mut() {
-        map.remove("waiter");
-    }
-    loop {
-        match reply["result"].as_str() {
-            Some("matched") => return emit(Ok(reply)),
-            Some("session-ended") => {
-                reply["error"] = json!({"code": "session_exited", "message": format!("session {} ended before the condition was met", a.id)});
-                return emit(Ok(reply));
-            }
-            _ => {}
+    let reply = match end {
+        client::WaitEnd::Matched(reply) => reply,
+        client::WaitEnd::SessionEnded(mut reply) => {
+            reply["error"] = json!({"code": "session_exited", "message": format!("session {} ended before the condition was met", a.id)});
+            reply
         }
-        let timed_out = deadline.is_some_and(|d| Instant::now() >= d);
-        if timed_out || client::interrupted() {
-            // Ending the wait also brings back the screen as it is now.
-            if let Ok(last) = client::request_despite_interrupt(&Request::WaitEnd {
-                id: a.id.as_str().into(),
-                waiter,
-            }) {
-                if last.get("screen").is_some() {
-                    reply = last;
-                }
-            }
+        client::WaitEnd::TimedOut(mut reply) => {
             reply["status"] = json!("error");
-            if timed_out {
-                reply["result"] = json!("timeout");
-                reply["timedOut"] = json!(true);
-                reply["error"] = json!({"code": "wait_timeout", "message": "the condition was not met before the timeout"});
-            } else {
-                reply["result"] = json!("cancelled");
-                reply["error"] = json!({"code": "cancelled", "message": "cancelled by the user"});
-            }
-            return emit(Ok(reply));
+            reply["result"] = json!("timeout");
+            reply["timedOut"] = json!(true);
+            reply["error"] = json!({"code": "wait_timeout", "message": "the condition was not met before the timeout"});
+            reply
         }
-        match client::request(&Request::WaitPoll {
-            id: a.id.as_str().into(),
-            waiter,
-        }) {
-            Ok(r) => reply = r,
-            // Ctrl+C during a poll: end the wait above, so the reply still has its result.
-            Err(e) if e.code == ErrorCode::Cancelled => {}
-            Err(e) => return emit(Err(e)),
+        client::WaitEnd::Stopped(mut reply) => {
+            reply["status"] = json!("error");
+            reply["result"] = json!("cancelled");
+            reply["error"] = json!({"code": "cancelled", "message": "cancelled by the user"});
+            reply
         }
-    }
+    };
+    emit(Ok(reply))
 }
 
 fn err(code: ErrorCode) -> impl Fn(String) -> HostError {

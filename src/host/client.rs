@@ -435,3 +435,75 @@ impl Stream {
         }
     }
 }
+
+/// How a [`wait`] ended, with the host's last reply (its `waiter` field removed).
+#[derive(Debug)]
+pub enum WaitEnd {
+    /// `result` is `matched`.
+    Matched(Value),
+    /// `result` is `session-ended`: the program ended before the condition was met.
+    SessionEnded(Value),
+    /// The timeout passed; the reply is the host's answer to `WaitEnd` (the screen now) when it
+    /// had one, else the last poll's.
+    TimedOut(Value),
+    /// `stop` said to give up (Ctrl+C, a client that went away); the reply as for `TimedOut`.
+    Stopped(Value),
+}
+
+/// A `wait` on session `id` as the session contract describes it: registers a waiter
+/// (`WaitStart`), polls it (`WaitPoll`, each at most 100 ms in the host) until it matches, the
+/// session ends, `timeout` passes or `stop` returns true, and then ends the waiter (`WaitEnd`).
+/// Shared by `session wait` and the MCP server's `session_wait`.
+///
+/// Errors: the host's, for the start and for a poll (a poll cut short by Ctrl+C is not one:
+/// the wait ends as `Stopped`).
+pub fn wait(
+    id: &str,
+    condition: super::protocol::Condition,
+    timeout: Option<Duration>,
+    stop: impl Fn() -> bool,
+) -> Result<WaitEnd, HostError> {
+    let deadline = timeout.map(|t| Instant::now() + t);
+    let mut reply = request(&Request::WaitStart {
+        id: id.into(),
+        condition,
+        timeout_ms: timeout.map(|t| t.as_millis() as u64),
+    })?;
+    let waiter = reply["waiter"].as_u64().unwrap_or(0);
+    if let Some(map) = reply.as_object_mut() {
+        map.remove("waiter");
+    }
+    loop {
+        match reply["result"].as_str() {
+            Some("matched") => return Ok(WaitEnd::Matched(reply)),
+            Some("session-ended") => return Ok(WaitEnd::SessionEnded(reply)),
+            _ => {}
+        }
+        let timed_out = deadline.is_some_and(|d| Instant::now() >= d);
+        if timed_out || stop() {
+            // Ending the wait also brings back the screen as it is now.
+            if let Ok(last) = request_despite_interrupt(&Request::WaitEnd {
+                id: id.into(),
+                waiter,
+            }) {
+                if last.get("screen").is_some() {
+                    reply = last;
+                }
+            }
+            return Ok(if timed_out {
+                WaitEnd::TimedOut(reply)
+            } else {
+                WaitEnd::Stopped(reply)
+            });
+        }
+        match request(&Request::WaitPoll {
+            id: id.into(),
+            waiter,
+        }) {
+            Ok(r) => reply = r,
+            // Ctrl+C during a poll: end the wait above, so the reply still has its result.
+            Err(e) if e.code == ErrorCode::Cancelled => {}
+            Err(e) => return Err(e),
+        }
+    }
+}

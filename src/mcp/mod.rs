@@ -19,7 +19,6 @@ pub mod termio;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
 
 use base64::Engine;
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -435,54 +434,29 @@ where
 /// decided, the timeout passes or `gone()` (the client cancelled or disconnected), then
 /// WaitEnd for an undecided waiter, as `console2svg session wait` does.
 fn wait(p: WaitParams, gone: impl Fn() -> bool) -> Result<CallToolResult, HostError> {
+    use client::WaitEnd;
     let (condition, timeout) = p.condition()?;
     let id = p.id.as_str();
-    let deadline = Instant::now() + timeout;
-    let mut reply = client::request(&Request::WaitStart {
-        id: id.into(),
-        condition,
-        timeout_ms: Some(timeout.as_millis() as u64),
-    })?;
-    let waiter = reply["waiter"].as_u64().unwrap_or(0);
-    if let Some(map) = reply.as_object_mut() {
-        map.remove("waiter");
-    }
-    loop {
-        match reply["result"].as_str() {
-            Some("matched") => return Ok(ok(reply)),
-            Some("session-ended") => {
-                reply["status"] = json!("error");
-                reply["error"] = json!({"code": "session_exited", "message": format!("session {id} ended before the condition was met")});
-                return Ok(failed_reply(reply));
-            }
-            _ => {}
+    let mut reply = match client::wait(id, condition, Some(timeout), gone)? {
+        WaitEnd::Matched(reply) => return Ok(ok(reply)),
+        WaitEnd::SessionEnded(mut reply) => {
+            reply["error"] = json!({"code": "session_exited", "message": format!("session {id} ended before the condition was met")});
+            reply
         }
-        let timed_out = Instant::now() >= deadline;
-        if timed_out || gone() {
-            if let Ok(last) = client::request_despite_interrupt(&Request::WaitEnd {
-                id: id.into(),
-                waiter,
-            }) {
-                if last.get("screen").is_some() {
-                    reply = last;
-                }
-            }
-            reply["status"] = json!("error");
-            if timed_out {
-                reply["result"] = json!("timeout");
-                reply["timedOut"] = json!(true);
-                reply["error"] = json!({"code": "wait_timeout", "message": "the condition was not met before the timeout"});
-            } else {
-                reply["result"] = json!("cancelled");
-                reply["error"] = json!({"code": "cancelled", "message": "cancelled by the client"});
-            }
-            return Ok(failed_reply(reply));
+        WaitEnd::TimedOut(mut reply) => {
+            reply["result"] = json!("timeout");
+            reply["timedOut"] = json!(true);
+            reply["error"] = json!({"code": "wait_timeout", "message": "the condition was not met before the timeout"});
+            reply
         }
-        reply = client::request(&Request::WaitPoll {
-            id: id.into(),
-            waiter,
-        })?;
-    }
+        WaitEnd::Stopped(mut reply) => {
+            reply["result"] = json!("cancelled");
+            reply["error"] = json!({"code": "cancelled", "message": "cancelled by the client"});
+            reply
+        }
+    };
+    reply["status"] = json!("error");
+    Ok(failed_reply(reply))
 }
 
 /// `session_capture`: one snapshot rendered as SVG (written) and PNG (returned).
