@@ -193,16 +193,15 @@ fn emit(result: Result<Value, HostError>) -> i32 {
     }
 }
 
-/// A `session` argument error (clap's): the error envelope with `invalid_request` and clap's
-/// whole message on stdout, the message on stderr; exit 1 like every other envelope
-/// (session spec: "Operation failures also return a JSON envelope on standard output").
+/// A `session` argument error (clap's): the error envelope with `invalid_request` and one
+/// line naming the argument ([`super::clap_error_line`]) on stdout, the line on stderr; exit 1
+/// like every other envelope (session spec: "Operation failures also return a JSON envelope on
+/// standard output").
 pub fn usage_error(e: &clap::Error) -> i32 {
-    let message = e.render().to_string();
-    let message = message
-        .trim()
-        .trim_start_matches("error: ")
-        .replace("\n\n", "\n");
-    emit(Err(HostError::new(ErrorCode::InvalidRequest, message)))
+    emit(Err(HostError::new(
+        ErrorCode::InvalidRequest,
+        super::clap_error_line(e),
+    )))
 }
 
 /// Runs a `session` subcommand; `matches` are the `send` matches (for argument order).
@@ -226,13 +225,11 @@ pub fn run(
                     )))
                 }
             };
-            let scrollback = match a.scrollback {
-                Some(rows) => Some(rows as usize),
-                None => match config_scrollback(config) {
-                    Ok(rows) => rows,
-                    Err(e) => return emit(Err(e)),
-                },
+            let (configured, environment) = match start_config(config) {
+                Ok(v) => v,
+                Err(e) => return emit(Err(e)),
             };
+            let scrollback = a.scrollback.map(|rows| rows as usize).or(configured);
             emit(client::request(&Request::Start(Launch {
                 argv: a
                     .command
@@ -242,8 +239,8 @@ pub fn run(
                 cwd: cwd.to_string_lossy().into_owned(),
                 width: a.width,
                 height: a.height,
-                color_env: !a.no_colorenv,
-                delete_ci_env: !a.no_delete_envs,
+                color_env: environment.color_env(a.no_colorenv),
+                delete_ci_env: environment.delete_ci_env(a.no_delete_envs),
                 env: Some(crate::pty::caller_env()),
                 scrollback,
                 record: a.record,
@@ -477,16 +474,17 @@ fn write_error(e: crate::output::WriteError) -> HostError {
     }
 }
 
-/// The config's `terminal.scrollback`, checked (`None` when no config sets it).
+/// What `session start` takes from the config: `terminal.scrollback`, checked (`None` when no
+/// config sets it), and `environment`.
 ///
 /// Errors: `invalid_request` for a config that cannot be read or a value over
 /// [`crate::term::MAX_SCROLLBACK`].
-fn config_scrollback(config: Option<&std::path::Path>) -> Result<Option<usize>, HostError> {
-    let rows = crate::options::load_config(config)
-        .map_err(err(ErrorCode::InvalidRequest))?
-        .terminal()
-        .scrollback
-        .map(|n| n as usize);
+fn start_config(
+    config: Option<&std::path::Path>,
+) -> Result<(Option<usize>, crate::options::EnvironmentOptions), HostError> {
+    let options = crate::options::load_config(config).map_err(err(ErrorCode::InvalidRequest))?;
+    let environment = options.environment.clone().unwrap_or_default();
+    let rows = options.terminal().scrollback.map(|n| n as usize);
     match rows {
         Some(n) if n > crate::term::MAX_SCROLLBACK => Err(HostError::new(
             ErrorCode::InvalidRequest,
@@ -495,7 +493,7 @@ fn config_scrollback(config: Option<&std::path::Path>) -> Result<Option<usize>, 
                 crate::term::MAX_SCROLLBACK
             ),
         )),
-        other => Ok(other),
+        other => Ok((other, environment)),
     }
 }
 

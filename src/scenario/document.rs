@@ -20,6 +20,7 @@
 use std::path::Path;
 use std::time::Duration;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::host::journal::InputKind;
@@ -28,10 +29,16 @@ use crate::options::Options;
 use crate::term::keys::{self, Input};
 
 /// A scenario document.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
+#[schemars(title = "console2svg scenario document")]
 pub struct Document {
+    /// The document's JSON Schema (for editors; `--cw-generate-json-schema DIR` writes it).
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    /// The format version: 1.
     #[serde(rename = "$version")]
+    #[schemars(range(min = 1, max = 1))]
     pub version: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub options: Option<Options>,
@@ -39,7 +46,7 @@ pub struct Document {
 }
 
 /// The lifecycle: prepare, launch, execute, verify, teardown.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Scenario {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -61,7 +68,7 @@ pub struct Scenario {
 
 /// Where the scenario runs: `path` relative to the document's directory, or a fresh temporary
 /// directory (deleted afterwards) when `temporary`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct WorkingDir {
     #[serde(default = "dot")]
@@ -75,7 +82,7 @@ fn dot() -> String {
 }
 
 /// A shell command (`sh -c`) in the working directory.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum CommandStep {
     Command { command: String },
@@ -91,7 +98,7 @@ impl CommandStep {
 }
 
 /// The program to run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Launch {
     pub executable: String,
@@ -113,11 +120,12 @@ pub struct Launch {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "duration_text"
     )]
+    #[schemars(with = "Option<DurationSchema>")]
     pub exit_timeout: Option<String>,
 }
 
 /// One `execute` step.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Step {
     Wait {
@@ -141,6 +149,7 @@ pub enum Step {
     /// Pause for `duration`; in a recording, the picture holds that long.
     Sleep {
         #[serde(deserialize_with = "duration_required")]
+        #[schemars(with = "DurationSchema")]
         duration: String,
     },
     /// Type `text` one character at a time, `delay` apart (default [`DEFAULT_TYPE_DELAY`]);
@@ -191,7 +200,7 @@ impl Step {
 /// (its duration) and `type` (its delay per character) move it. After every step inside the
 /// block the screen is settled and kept as a frame at the clock's time when it changed, so the
 /// same document replays to the same bytes whatever the machine's speed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RecordArgs {
     /// `.svg` (animated), `.gif`, `.mp4` or `.webm`, relative to the document's directory.
@@ -205,6 +214,7 @@ pub struct RecordArgs {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "duration_text"
     )]
+    #[schemars(with = "Option<DurationSchema>")]
     pub sleep: Option<String>,
     /// Frame rate of MP4/WebM (default 12).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -225,7 +235,7 @@ pub const DEFAULT_RECORD_SLEEP: Duration = Duration::from_secs(1);
 ///
 /// Serialised as a one-key map (`{text: …}`, `{keys: …}`, `{paste: …}`, `{raw-hex: …}`), or
 /// `{secret: NAME}` with an optional `as`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(try_from = "SendInputRepr", into = "SendInputRepr")]
 pub enum SendInput {
     /// Sent as written.
@@ -246,7 +256,7 @@ impl From<Input> for SendInput {
 }
 
 /// The map form of [`SendInput`].
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 struct SendInputRepr {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -260,6 +270,7 @@ struct SendInputRepr {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     secret: Option<String>,
     #[serde(default, rename = "as", skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<InputKindSchema>")]
     as_kind: Option<InputKind>,
 }
 
@@ -319,7 +330,7 @@ pub fn is_env_name(name: &str) -> bool {
 }
 
 /// A wait condition: `text` (literal) or `regex`, not both.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct WaitArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -327,12 +338,14 @@ pub struct WaitArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub regex: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<UntilSchema>")]
     pub until: Option<Until>,
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
         deserialize_with = "duration_text"
     )]
+    #[schemars(with = "Option<DurationSchema>")]
     pub stable_for: Option<String>,
     /// Default 30s.
     #[serde(
@@ -340,11 +353,58 @@ pub struct WaitArgs {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "duration_text"
     )]
+    #[schemars(with = "Option<DurationSchema>")]
     pub timeout: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub since_last_action: Option<bool>,
+}
+
+/// The schema of a duration ([`duration_text`]): `"2s"`, `"500ms"`, or a number of seconds.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+enum DurationSchema {
+    /// Seconds.
+    Seconds(f64),
+    /// `500ms`, `2s`, `3m`, `1h`.
+    Text(String),
+}
+
+/// The schema of `until` ([`Until`]).
+#[derive(JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)]
+enum UntilSchema {
+    /// The text is on the screen.
+    Present,
+    /// The text is not on the screen.
+    Absent,
+}
+
+/// The schema of a secret's `as` ([`InputKind`]).
+#[derive(JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+#[allow(dead_code)]
+enum InputKindSchema {
+    /// Typed as-is.
+    Text,
+    /// Key names.
+    Keys,
+    /// Pasted.
+    Paste,
+    /// Hex bytes.
+    RawHex,
+}
+
+/// The JSON Schema (draft 2020-12) of a scenario document ([`Document`]), generated from the
+/// types that read it.
+pub fn schema() -> serde_json::Value {
+    let schema = schemars::generate::SchemaSettings::draft2020_12()
+        .into_generator()
+        .into_root_schema_for::<Document>();
+    serde_json::to_value(schema).unwrap_or_default()
 }
 
 /// Reads a duration written as text (`"2s"`, `"500ms"`) or as a bare number of seconds (`2`,
@@ -370,7 +430,7 @@ fn duration_required<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D
 }
 
 /// A resize.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct ResizeArgs {
     pub width: u16,
@@ -378,7 +438,7 @@ pub struct ResizeArgs {
 }
 
 /// A capture: `output` relative to the document's directory (or absolute).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct CaptureArgs {
     pub output: String,

@@ -108,6 +108,7 @@ pub fn from_journal(entries: &[Entry], doc_dir: &Path) -> Result<Document, Strin
                         .then(|| (**options).clone()),
                     render: still.render,
                     capture: still.capture,
+                    ..Options::default()
                 };
                 execute.push(Step::Capture {
                     args: CaptureArgs {
@@ -121,6 +122,7 @@ pub fn from_journal(entries: &[Entry], doc_dir: &Path) -> Result<Document, Strin
         }
     }
     Ok(Document {
+        schema: None,
         version: 1,
         options: Some(Options {
             terminal: Some(TerminalOptions {
@@ -128,9 +130,7 @@ pub fn from_journal(entries: &[Entry], doc_dir: &Path) -> Result<Document, Strin
                 height: Some(*height),
                 scrollback: None,
             }),
-            appearance: None,
-            render: None,
-            capture: None,
+            ..Options::default()
         }),
         scenario: Scenario {
             working_dir: Some(WorkingDir {
