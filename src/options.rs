@@ -396,21 +396,61 @@ pub enum Timing {
 }
 
 /// `capture.video.coalesce`: `auto` or a number of milliseconds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(untagged)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Coalesce {
     /// `auto`.
-    Auto(AutoWord),
+    Auto,
     /// Milliseconds.
     Ms(u64),
 }
 
-/// The word `auto`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum AutoWord {
-    /// `auto`.
-    Auto,
+impl Serialize for Coalesce {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Coalesce::Auto => s.serialize_str("auto"),
+            Coalesce::Ms(ms) => s.serialize_u64(*ms),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Coalesce {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Coalesce, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Coalesce;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("`auto` or a number of milliseconds")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Coalesce, E> {
+                match v {
+                    "auto" => Ok(Coalesce::Auto),
+                    _ => Err(E::invalid_value(serde::de::Unexpected::Str(v), &self)),
+                }
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Coalesce, E> {
+                Ok(Coalesce::Ms(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Coalesce, E> {
+                u64::try_from(v)
+                    .map(Coalesce::Ms)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl JsonSchema for Coalesce {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Coalesce".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "`auto` or a number of milliseconds.",
+            "anyOf": [{"const": "auto"}, {"type": "integer", "minimum": 0}]
+        })
+    }
 }
 
 impl ImageOptions {
@@ -880,6 +920,13 @@ pub fn read_config(path: &Path) -> Result<Options, String> {
             file.version
         ));
     }
+    let image = file.options.capture.as_ref().and_then(|c| c.image.as_ref());
+    if image.is_some_and(|i| i.frame.is_some() && i.time.is_some()) {
+        return Err(format!(
+            "invalid config {}: capture.image: give frame or time, not both",
+            path.display()
+        ));
+    }
     Ok(file.options)
 }
 
@@ -1032,6 +1079,65 @@ mod tests {
             read_config(&p).unwrap().appearance().theme,
             Some(vec!["nord".to_string()])
         );
+    }
+
+    #[test]
+    fn the_originals_nested_appearance_reads_as_the_flat_keys() {
+        let nested: Options = serde_yaml_ng::from_str(
+            "{appearance: {font: {family: Mono, size: 16}, size: {width: 800, height: 600},\
+              header: {text: hi, with-command: true, prompt: '%'}}}",
+        )
+        .unwrap();
+        let flat: Options = serde_yaml_ng::from_str(
+            "{appearance: {font: Mono, fontsize: 16, size: 800x600, header: hi,\
+              with-command: true, prompt: '%'}}",
+        )
+        .unwrap();
+        assert_eq!(nested, flat);
+        // Written back, it is the flat form (what `session export` writes).
+        let text = serde_yaml_ng::to_string(&nested).unwrap();
+        assert!(
+            text.contains("fontsize: 16") && text.contains("size: 800x600"),
+            "{text}"
+        );
+        for (size, want) in [
+            ("{width: 640}", "640"),
+            ("{height: 90}", "*x90"),
+            ("1024", "1024"),
+        ] {
+            let o: Options =
+                serde_yaml_ng::from_str(&format!("{{appearance: {{size: {size}}}}}")).unwrap();
+            assert_eq!(o.appearance().size.as_deref(), Some(want), "{size}");
+        }
+        let clash = serde_yaml_ng::from_str::<Options>(
+            "{appearance: {prompt: '$', header: {prompt: '%'}}}",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            clash.contains("prompt and header.prompt are both set"),
+            "{clash}"
+        );
+    }
+
+    #[test]
+    fn the_originals_groups_stack_key_by_key() {
+        let base: Options = serde_yaml_ng::from_str(
+            "{environment: {color: preserve}, capture: {mode: video, video: {fps: 5, loop: false}}}",
+        )
+        .unwrap();
+        let top: Options =
+            serde_yaml_ng::from_str("{environment: {ci: preserve}, capture: {video: {fps: 20}}}")
+                .unwrap();
+        let m = base.overlay(&top);
+        let env = m.environment.clone().unwrap();
+        assert!(!env.color_env(false) && !env.delete_ci_env(false));
+        assert!(EnvironmentOptions::default().color_env(false));
+        assert!(!EnvironmentOptions::default().color_env(true));
+        let capture = m.capture.unwrap();
+        assert_eq!(capture.mode, Some(CaptureMode::Video));
+        let video = capture.video.unwrap();
+        assert_eq!((video.fps, video.looped), (Some(20), Some(false)));
     }
 
     #[test]
