@@ -512,3 +512,30 @@ fn generated_json_schemas_accept_the_documents_and_refuse_unknown_keys() {
         );
     }
 }
+
+/// The README's config example (section "Config files") is a working config.
+#[test]
+fn the_readmes_config_example_loads_and_captures() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let section = readme.split("## Config files").nth(1).expect("the section");
+    let yaml = section
+        .split("```yaml\n")
+        .nth(1)
+        .and_then(|s| s.split("```").next())
+        .expect("a yaml block");
+    let dir = tempdir();
+    let d = dir.path();
+    std::fs::write(d.join("console2svg.config.yaml"), yaml).unwrap();
+    let out = console2svg()
+        .current_dir(d)
+        .env("HOME", d.join("no-home"))
+        .args(["--json", "-o", "r.svg", "--", "sh", "-c"])
+        .arg("for i in 1 2 3 4; do echo line $i; sleep 0.05; done; echo hunter2; echo Done")
+        .assert()
+        .success();
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(v["screen"]["width"], 100, "terminal.width");
+    let svg = std::fs::read_to_string(d.join("r.svg")).unwrap();
+    assert!(svg.contains("#ff5f57"), "window: macos");
+    assert!(svg.contains("JetBrains Mono"), "font.family");
+}
