@@ -267,6 +267,25 @@ fn the_environment_group_keeps_or_sets_the_childs_variables() {
         "[kept][yes]"
     );
 
+    // A scenario's launch too (its own colorenv/delete-envs would win).
+    std::fs::write(
+        d.join("env.yaml"),
+        "$version: 1\noptions: {environment: {ci: preserve}}\nscenario:\n  launch: {executable: sh, args: [-c, 'echo \"[$CI]\"; sleep 5']}\n  execute:\n    - {type: wait, args: {text: '[yes]', timeout: 10s}}\n",
+    )
+    .unwrap();
+    let out = console2svg()
+        .current_dir(d)
+        .env("HOME", d.join("no-home"))
+        .env("CI", "yes")
+        .args(["scenario", "run", "env.yaml"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+
     // session start reads it too.
     let h = common::session::Host::new();
     std::fs::write(

@@ -15,7 +15,8 @@
 //!   default 100 × 24. A capture step's `terminal` options are ignored (a capture never resizes).
 //! - **prepare.** Each command runs as `sh -c` in the working directory; non-zero fails.
 //! - **launch.** `[executable, args…]` is executed directly, not through a shell, with
-//!   `colorenv` and `delete-envs` defaulting to true. (One exception inherited from the PTY
+//!   `colorenv` and `delete-envs` defaulting to what the config and document `options`'
+//!   `environment` say (`preserve` = false), else true. (One exception inherited from the PTY
 //!   layer: an `executable` without `args` that contains whitespace or shell syntax runs through
 //!   `/bin/sh -c`, as everywhere else in console2svg.)
 //! - **execute**, in order: `wait` registers the condition (text or regex, `until`,
@@ -335,6 +336,11 @@ impl Runner<'_> {
         let t = self.doc_options.terminal();
         let cols = self.opts.width.or(t.width).unwrap_or(100);
         let rows = self.opts.height.or(t.height).unwrap_or(24);
+        let environment = self
+            .config
+            .overlay(&self.doc_options)
+            .environment
+            .unwrap_or_default();
         let mut argv = vec![launch.executable.clone().into()];
         argv.extend(launch.args.iter().map(Into::into));
         let spec = SpawnSpec {
@@ -342,8 +348,10 @@ impl Runner<'_> {
             cwd: self.workdir.clone(),
             cols,
             rows,
-            color_env: launch.colorenv.unwrap_or(true),
-            delete_ci_env: launch.delete_envs.unwrap_or(true),
+            color_env: launch.colorenv.unwrap_or(environment.color_env(false)),
+            delete_ci_env: launch
+                .delete_envs
+                .unwrap_or(environment.delete_ci_env(false)),
             env: Vec::new(),
             // The secrets the document sends are typed, never inherited by the program.
             base_env: Some(
