@@ -228,6 +228,31 @@ fn an_original_configs_capture_mode_and_video_keys_shape_the_animation() {
     assert!(at == picture(d, &["cast", "c.cast", "--time", "1.2"], "atf.svg"));
     let at = String::from_utf8(at).unwrap();
     assert!(at.contains("two") && !at.contains("three"));
+    // A value from the file that does not fit is named by its key.
+    for (options, said) in [
+        (
+            "{capture: {image: {frame: 99}}}",
+            "config capture.image.frame: --frame 99",
+        ),
+        (
+            "{capture: {mode: video, video: {fps: 500}}}",
+            "config capture.video.fps: --fps",
+        ),
+    ] {
+        std::fs::write(
+            d.join("bad.yaml"),
+            format!("$version: 1\noptions: {options}\n"),
+        )
+        .unwrap();
+        console2svg()
+            .current_dir(d)
+            .env("HOME", d.join("no-home"))
+            .args(["cast", "c.cast", "-C", "bad.yaml", "-o", "bad.svg"])
+            .assert()
+            .code(1)
+            .stderr(contains(said));
+        assert!(!d.join("bad.svg").exists());
+    }
 }
 
 #[test]

@@ -474,7 +474,9 @@ fn run_capture(mut args: CaptureArgs, config: Option<PathBuf>) -> Result<(), Cli
     let captured = config.capture.clone().unwrap_or_default();
     args.video.apply_config(&captured, format)?;
     let environment = config.environment.clone().unwrap_or_default();
-    args.video.check(format, !args.command.is_empty())?;
+    args.video
+        .check(format, !args.command.is_empty())
+        .map_err(|e| args.video.blame_config(e))?;
     let record = args.video.records(format);
     let scrollback = match (args.scrollback, terminal.scrollback.map(|n| n as usize)) {
         (Some(n), _) => n as usize,
@@ -585,7 +587,8 @@ fn run_capture(mut args: CaptureArgs, config: Option<PathBuf>) -> Result<(), Cli
                 final_screen: prepare(full)?,
                 still: &still,
             };
-            let rendered = super::video::render(recording, &job)?;
+            let rendered =
+                super::video::render(recording, &job).map_err(|e| args.video.blame_config(e))?;
             let mut files = rendered.files;
             // The picture itself goes last: to stdout, or written after the side files.
             let main = files

@@ -64,6 +64,10 @@ pub struct VideoArgs {
     /// Also write the output as an asciicast v2 recording.
     #[arg(long, value_name = "PATH", help_heading = "Animation")]
     pub save_cast: Option<PathBuf>,
+    /// The options a config file set (not a flag): the flag and the config key, so an error
+    /// about the value names the key.
+    #[arg(skip)]
+    pub from_config: Vec<(&'static str, &'static str)>,
 }
 
 /// `--fps` when neither the flag nor the config file sets it.
@@ -131,8 +135,9 @@ impl VideoArgs {
             })
         };
         let video = config.video.clone().unwrap_or_default();
-        if self.fps.is_none() {
+        if self.fps.is_none() && video.fps.is_some() {
             self.fps = video.fps;
+            self.from_config.push(("--fps", "capture.video.fps"));
         }
         if video.looped == Some(false) {
             self.no_loop = true;
@@ -155,14 +160,32 @@ impl VideoArgs {
                     return Err("config capture.video.time: end is before start".into());
                 }
                 self.time = Some(TimeArg::Span(start, end));
+                self.from_config.push(("--time", "capture.video.time"));
             }
         } else {
-            self.frame = image.frame;
+            if image.frame.is_some() {
+                self.frame = image.frame;
+                self.from_config.push(("--frame", "capture.image.frame"));
+            }
             if let Some(t) = image.time {
                 self.time = Some(TimeArg::At(seconds("image.time", t)?));
+                self.from_config.push(("--time", "capture.image.time"));
             }
         }
         Ok(())
+    }
+
+    /// `message` (an error about a value) naming the config key when a config file set the
+    /// value it starts with (`config capture.image.frame: --frame 3: the animation has …`).
+    pub fn blame_config(&self, message: String) -> String {
+        match self
+            .from_config
+            .iter()
+            .find(|(flag, _)| message.starts_with(&format!("{flag} ")))
+        {
+            Some((_, key)) => format!("config {key}: {message}"),
+            None => message,
+        }
     }
 
     /// Whether the output is an animation (`-v`, `-m video`, or a video format).
