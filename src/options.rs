@@ -220,12 +220,16 @@ pub struct ConverterOptions {
 /// `converter.svg-converter`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
-#[allow(missing_docs)]
 pub enum SvgConverter {
+    /// The original's choice: bundled resvg, then ffmpeg, then rsvg-convert.
     Auto,
+    /// ffmpeg.
     Ffmpeg,
+    /// librsvg.
     Rsvg,
+    /// The rsvg-convert program.
     RsvgConvert,
+    /// resvg.
     Resvg,
 }
 

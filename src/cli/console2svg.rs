@@ -52,7 +52,8 @@ struct Cli {
     /// document's `$schema` at them.
     #[arg(long = "cw-generate-json-schema", value_name = "DIR", exclusive = true)]
     generate_json_schema: Option<PathBuf>,
-    /// Config file (after ~/.config/console2svg/config.yaml and ./console2svg.config.yaml).
+    /// Config file, YAML or JSON, ours or the original's v1 (after
+    /// ~/.config/console2svg/config.yaml and ./console2svg.config.yaml).
     #[arg(short = 'C', long = "config", global = true, value_name = "PATH")]
     config: Option<PathBuf>,
     /// Print help.
