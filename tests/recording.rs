@@ -661,3 +661,55 @@ fn session_export_writes_the_sessions_cast() {
         assert_eq!(out.stdout, b"one\r\n\x1b[32mtwo\x1b[0m\r\n");
     }
 }
+
+/// A `record` block writing `.cast`: its frames painted back as terminal output, on the
+/// document's clock. It replays to identical bytes, plays in asciinema, and renders as the same
+/// animation as the block's `.svg`.
+#[test]
+fn a_scenario_record_block_writes_a_cast_of_its_frames() {
+    let dir = tempdir();
+    let d = dir.path();
+    write(d, "demo.yaml", DEMO);
+    let (v, ok) = scenario_run(d, &[]);
+    assert!(ok, "{v}");
+    write(d, "demo.yaml", &DEMO.replace("demo.svg", "demo.cast"));
+    let (v, ok) = scenario_run(d, &[]);
+    assert!(ok, "{v}");
+    let cast = read(d, "demo.cast");
+    let header: serde_json::Value = serde_json::from_str(cast.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        (header["width"].as_u64(), header["height"].as_u64()),
+        (Some(30), Some(4))
+    );
+    assert!(header.get("timestamp").is_none(), "deterministic: {header}");
+    let times: Vec<f64> = cast
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str::<(f64, String, String)>(l).unwrap().0)
+        .collect();
+    // Frames at 0, 100, 200 and 400 ms; the hold ends at 1.2 s.
+    assert_eq!(times, [0.0, 0.1, 0.2, 0.4, 1.2], "{cast}");
+    std::fs::remove_file(d.join("demo.cast")).unwrap();
+    let (v, ok) = scenario_run(d, &[]);
+    assert!(ok, "{v}");
+    assert_eq!(read(d, "demo.cast"), cast, "replays are byte-identical");
+    let (v, ok) = scenario_run(d, &["--check"]);
+    assert!(ok && v["differences"] == serde_json::json!([]), "{v}");
+    // The cast's last picture is the block's last frame.
+    run_ok(d, &["cast", "demo.cast", "-o", "end.svg"]);
+    let end = read(d, "end.svg");
+    assert!(end.matches(">hi<").count() == 2, "{end}");
+    if let Some(asciinema) = asciinema() {
+        let out = StdCommand::new(asciinema)
+            .arg("cat")
+            .arg(d.join("demo.cast"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(String::from_utf8_lossy(&out.stdout).contains("hi"));
+    }
+}
