@@ -72,6 +72,9 @@ pub enum SessionCommand {
         /// `.json`), or the session's output so far as an asciicast v2 recording (`.cast`).
         #[arg(short = 'o', long = "out")]
         out: std::path::PathBuf,
+        /// Secret masking of a cast's output (the auto rules unless `--mask-auto false`).
+        #[command(flatten)]
+        mask: super::still::MaskArgs,
     },
     /// Stop a session (or all) and delete its data.
     Stop {
@@ -293,7 +296,7 @@ pub fn run(
             appearance,
             still,
         } => emit(capture(&id, None, &appearance, &still, config)),
-        SessionCommand::Export { id, out } => emit(export(&id, &out)),
+        SessionCommand::Export { id, out, mask } => emit(export(&id, &out, &mask, config)),
         SessionCommand::Stop { id: Some(id), .. } => {
             emit(client::request(&Request::Stop { id: id.into() }))
         }
@@ -666,12 +669,34 @@ fn capture(
     }
 }
 
-/// `session export x.cast`: the session's output so far as an asciicast v2 recording.
-fn export_cast(id: &str, path: &std::path::Path) -> Result<Value, HostError> {
+/// `session export x.cast`: the session's output so far as an asciicast v2 recording, its
+/// secrets masked as a capture's are (the config's and `mask`'s `render.masking`).
+fn export_cast(
+    id: &str,
+    path: &std::path::Path,
+    mask: &super::still::MaskArgs,
+    config: Option<&std::path::Path>,
+) -> Result<Value, HostError> {
+    let flags = crate::options::Options {
+        render: mask.to_options().map(|m| crate::options::RenderOptions {
+            masking: Some(m),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let still = crate::options::load_config(config)
+        .and_then(|c| c.overlay(&flags).still())
+        .map_err(err(ErrorCode::InvalidRequest))?;
     let reply = client::request(&Request::Cast { id: id.into() })?;
     let cast = reply["cast"]
         .as_str()
         .ok_or_else(|| HostError::new(ErrorCode::SessionError, "unreadable cast from the host"))?;
+    let masked = crate::recording::asciicast::parse(cast)
+        .ok()
+        .map(|rec| (super::video::masked_recording(&rec, &still.masker), rec))
+        .filter(|(masked, rec)| masked != rec)
+        .map(|(masked, _)| crate::recording::asciicast::write_v2(&masked));
+    let cast = masked.as_deref().unwrap_or(cast);
     let abs =
         std::path::absolute(path).map_err(|e| HostError::new(ErrorCode::IoError, e.to_string()))?;
     crate::output::write_atomic(path, cast.as_bytes()).map_err(write_error)?;
@@ -682,7 +707,12 @@ fn export_cast(id: &str, path: &std::path::Path) -> Result<Value, HostError> {
 
 /// `session export`: the journal as a scenario document; `.yaml` is appended to a path
 /// without an extension; JSON for `.json`.
-fn export(id: &str, out: &std::path::Path) -> Result<Value, HostError> {
+fn export(
+    id: &str,
+    out: &std::path::Path,
+    mask: &super::still::MaskArgs,
+    config: Option<&std::path::Path>,
+) -> Result<Value, HostError> {
     let mut path = out.to_path_buf();
     if path.is_dir() {
         return Err(HostError::new(
@@ -697,7 +727,7 @@ fn export(id: &str, out: &std::path::Path) -> Result<Value, HostError> {
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("cast"))
     {
-        return export_cast(id, &path);
+        return export_cast(id, &path, mask, config);
     }
     if let Some(ext) = path.extension() {
         let ext = ext.to_string_lossy();

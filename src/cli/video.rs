@@ -285,16 +285,11 @@ pub struct Job<'a> {
     pub still: &'a crate::options::Still,
 }
 
-/// Renders `recording` as `job` asks: the animation (or the still of `--frame`/`--time T`),
-/// plus `--save-cast` and `--save-frames`.
-///
-/// Errors: one line (bad `--time` range, `--frame` past the end, ffmpeg missing or failing,
-/// a frame too large to rasterise).
 /// `recording` with its output masked ([`crate::mask::Masker::mask_output`]) as one text, so
 /// a secret split between two reads is still found; masking replaces characters one for one,
 /// so each output event keeps its own characters. Output that is not UTF-8 as a whole is
 /// masked event by event (decoded lossily).
-fn masked_recording(recording: &Recording, masker: &crate::mask::Masker) -> Recording {
+pub fn masked_recording(recording: &Recording, masker: &crate::mask::Masker) -> Recording {
     let mut out = recording.clone();
     let whole: Vec<u8> = recording
         .events
@@ -337,6 +332,11 @@ fn masked_recording(recording: &Recording, masker: &crate::mask::Masker) -> Reco
     out
 }
 
+/// Renders `recording` as `job` asks: the animation (or the still of `--frame`/`--time T`),
+/// plus `--save-cast` and `--save-frames`.
+///
+/// Errors: one line (bad `--time` range, `--frame` past the end, ffmpeg missing or failing,
+/// a frame too large to rasterise).
 pub fn render(recording: Recording, job: &Job<'_>) -> Result<Rendered, String> {
     let args = job.args;
     let mut files = Vec::new();

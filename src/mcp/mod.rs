@@ -42,7 +42,9 @@ const INSTRUCTIONS: &str = "Drive terminal programs (vim, less, htop, REPLs, TUI
 sessions and see their screens. Typical loop: session_start → session_wait for a prompt or text → \
 session_send keys/text → session_wait (pass the send reply's `version` as `since`) → session_read \
 (text) or session_capture (a PNG you can look at) → session_stop. Errors carry a stable code in \
-structuredContent.error.code (session_not_found, unsupported_key, wait_timeout, invalid_request, …).";
+structuredContent.error.code (session_not_found, unsupported_key, wait_timeout, invalid_request, …). \
+Resources: each session's screen (console2svg://session/<id>/screen) and termio's watch of this \
+project (console2svg://termio/watch: status changes of its sessions); subscribe to be notified.";
 
 /// Runs the server on stdin/stdout until the client closes the connection.
 ///
@@ -361,7 +363,8 @@ impl ServerHandler for Server {
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResult, ErrorData> {
         let uri = request.uri.clone();
-        let text = in_thread(move || resources::read(&uri)).await?;
+        let subscriptions = Arc::clone(&self.subscriptions);
+        let text = in_thread(move || resources::read(&uri, &subscriptions)).await?;
         Ok(ReadResourceResult::new(vec![ResourceContents::text(
             text,
             request.uri,

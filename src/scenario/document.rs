@@ -203,7 +203,8 @@ impl Step {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RecordArgs {
-    /// `.svg` (animated), `.gif`, `.mp4` or `.webm`, relative to the document's directory.
+    /// `.svg` (animated), `.gif`, `.mp4`, `.webm` or `.cast` (asciicast v2), relative to the
+    /// document's directory.
     pub output: String,
     /// Play for ever (default true).
     #[serde(default, rename = "loop", skip_serializing_if = "Option::is_none")]
@@ -222,6 +223,22 @@ pub struct RecordArgs {
     /// Pixel scale of GIF/MP4/WebM, 0.1–10 (default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scale: Option<f32>,
+}
+
+impl RecordArgs {
+    /// Whether `output` is an asciicast (`.cast`): the frames painted back as terminal output
+    /// ([`crate::recording::Frames::to_recording`]), so steps between `hide` and `show` and
+    /// masked secrets stay out of it as they do from the pictures.
+    pub fn is_cast(&self) -> bool {
+        Path::new(&self.output)
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("cast"))
+    }
+}
+
+/// The error for a `record` output of a format that holds no animation.
+fn record_formats(output: &str) -> String {
+    format!("{output}: a recording is written as .svg, .gif, .mp4, .webm or .cast")
 }
 
 /// Default `type` delay between characters.
@@ -637,12 +654,12 @@ fn check_step(step: &Step) -> Result<(), String> {
             options,
             steps,
         } => {
-            let format = crate::output::Format::from_path(Path::new(&args.output))?;
-            if !(format.is_video() || format == crate::output::Format::Svg) {
-                return Err(format!(
-                    "{}: a recording is written as .svg, .gif, .mp4 or .webm",
-                    args.output
-                ));
+            if !args.is_cast() {
+                let format = crate::output::Format::from_path(Path::new(&args.output))
+                    .map_err(|_| record_formats(&args.output))?;
+                if !(format.is_video() || format == crate::output::Format::Svg) {
+                    return Err(record_formats(&args.output));
+                }
             }
             if let Some(d) = &args.sleep {
                 parse_duration(d).map_err(|e| format!("sleep {e}"))?;
@@ -797,7 +814,7 @@ scenario:
         assert!(err(format!(
             "{base}    - {{type: record, args: {{output: d.png}}, steps: []}}\n"
         ))
-        .contains("a recording is written as .svg, .gif, .mp4 or .webm"));
+        .contains("a recording is written as .svg, .gif, .mp4, .webm or .cast"));
         assert!(err(format!(
             "{base}    - {{type: record, args: {{output: d.svg}}, steps: [{{type: record, args: {{output: e.svg}}, steps: []}}]}}\n"
         ))

@@ -33,9 +33,10 @@
 //!   text one character at a time (`delay` apart); `hide`/`show` leave steps out of a
 //!   recording.
 //! - **record** runs its `steps` and writes them as an animation (`.svg`, `.gif`, `.mp4`,
-//!   `.webm`; compared, not written, under `Mode::Check`). Its clock is the document's: only
-//!   `sleep` and `type` move it, and after every step the settled screen is a frame at the
-//!   clock's time, so a replay gives the same bytes (see `document::RecordArgs`).
+//!   `.webm`, or an asciicast `.cast` that paints those frames; compared, not written, under
+//!   `Mode::Check`). Its clock is the document's: only `sleep` and `type` move it, and after
+//!   every step the settled screen is a frame at the clock's time, so a replay gives the same
+//!   bytes (see `document::RecordArgs`).
 //! - After `execute`, the program has `launch.exit-timeout` (default 5 s) to exit by itself;
 //!   then it is stopped (SIGTERM/SIGHUP, 2 s grace, SIGKILL) and the exit code is that status.
 //! - **verify.** Each command, after the program ended; non-zero fails.
@@ -508,7 +509,11 @@ impl Runner<'_> {
     ) -> Result<(), String> {
         let options = capture_options(&self.config, &self.doc_options, step);
         let appearance = options.resolve(None)?;
-        let format = crate::output::Format::from_path(Path::new(&args.output))?;
+        let format = if args.is_cast() {
+            None
+        } else {
+            Some(crate::output::Format::from_path(Path::new(&args.output))?)
+        };
         let hold = args
             .sleep
             .as_deref()
@@ -536,6 +541,13 @@ impl Runner<'_> {
         let appearance = still.mask_header(appearance);
         let fonts = self.fonts.get_or_insert_with(Fonts::new);
         still.apply_frames(&mut take.frames, &appearance, fonts)?;
+        let Some(format) = format else {
+            let cast = take.frames.to_recording(take.clock + hold);
+            return self.emit(
+                &args.output,
+                crate::recording::asciicast::write_v2(&cast).into_bytes(),
+            );
+        };
         let encoding = crate::recording::encode::Encoding {
             duration_ms: (take.clock + hold).as_millis() as u64,
             looped: args.looped.unwrap_or(true),

@@ -139,9 +139,28 @@ async def termio(session):
     listed = await call(session, "termio_list", {})
     # The vim session runs in this directory too: termio sees the host's sessions of the project.
     assert isinstance(listed.structured_content["sessions"], list), listed.structured_content
+    # termio's watch is a resource: subscribed, each status change is a notification.
+    watch = "console2svg://termio/watch"
+    assert watch in [str(r.uri) for r in (await session.list_resources()).resources]
+    await session.subscribe_resource(watch)
+    UPDATES.clear()
     ran = await call(session, "termio_run", {"command": "echo termio-mcp-$((6*7))", "wait": True, "timeoutMs": 30000})
     target = ran.structured_content["target"]
     assert ran.structured_content["status"] == "done", ran.structured_content
+    deadline = time.monotonic() + 15
+    events = []
+    while time.monotonic() < deadline:
+        if watch in UPDATES:
+            doc = json.loads((await session.read_resource(watch)).contents[0].text)
+            events = [e for e in doc["events"] if e["link"] == target]
+            if any(e["status"] == "done" for e in events):
+                break
+        await asyncio.sleep(0.1)
+    assert watch in UPDATES, f"no notifications/resources/updated for {watch}: {UPDATES}"
+    assert any(e["status"] == "done" for e in events), doc
+    assert [e["seq"] for e in doc["events"]] == sorted(e["seq"] for e in doc["events"]), doc
+    assert target in [s["link"] for s in doc["sessions"]], doc
+    await session.unsubscribe_resource(watch)
     read = await call(session, "termio_read", {"target": target})
     assert "termio-mcp-42" in json.dumps(read.structured_content), read.structured_content
     sent = await call(session, "termio_send", {"target": target, "text": "echo again-$((2*3))", "wait": True, "timeoutMs": 30000})
@@ -150,7 +169,7 @@ async def termio(session):
     envelope = await fails(session, "termio_read", {"target": target}, "not_found")
     assert envelope["termio"]["ok"] is False, envelope
     await fails(session, "termio_send", {"target": "no-such-session", "text": "x"}, "not_found")
-    log("termio: run, read, send, close")
+    log("termio: watch resource, run, read, send, close")
 
 
 async def main():
