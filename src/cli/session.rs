@@ -166,6 +166,11 @@ pub struct SendArgs {
     /// Bytes as hex pairs, e.g. 1B5B41.
     #[arg(long, action = clap::ArgAction::Append)]
     raw_hex: Vec<String>,
+    /// Quiet gap after a --paste, or a bare Escape key, when more input follows in this send
+    /// (default 200ms; 0 for none; at most 10s): composers that debounce a paste drop a Return
+    /// that arrives with it, and programs read ESC + text within their escape timeout as Alt+text.
+    #[arg(long, value_parser = parse_duration)]
+    gap: Option<Duration>,
 }
 
 /// Prints a reply and returns the exit code: 0, or 1 for an error envelope.
@@ -271,6 +276,7 @@ pub fn run(
             emit(client::request(&Request::Send {
                 id: a.id.into(),
                 inputs,
+                gap_ms: a.gap.map(|g| g.as_millis().try_into().unwrap_or(u64::MAX)),
             }))
         }
         SessionCommand::Resize { id, width, height } => emit(client::request(&Request::Resize {
@@ -371,6 +377,7 @@ pub fn fast_path(args: &[OsString]) -> Option<i32> {
             Request::Send {
                 id: (*id).into(),
                 inputs,
+                gap_ms: None,
             }
         }
         _ => return None,

@@ -52,8 +52,10 @@ use super::document::{
     Document, SendInput, Step, WaitArgs, DEFAULT_EXIT_TIMEOUT, DEFAULT_RECORD_SLEEP,
     DEFAULT_TYPE_DELAY, DEFAULT_WAIT_TIMEOUT,
 };
-use crate::host::protocol::{parse_duration, Condition, Until};
-use crate::host::session::{Poll, Session, State, CAPTURE_QUIET, CAPTURE_SETTLE_MAX};
+use crate::host::protocol::{parse_duration, Condition, ErrorCode, Until};
+use crate::host::session::{
+    Poll, Session, State, CAPTURE_QUIET, CAPTURE_SETTLE_MAX, DEFAULT_INPUT_GAP,
+};
 use crate::options::{AppearanceOptions, Options};
 use crate::pty::SpawnSpec;
 use crate::render::fonts::Fonts;
@@ -450,7 +452,13 @@ impl Runner<'_> {
     fn send(&mut self, steps: Vec<keys::Step>) -> Result<(), String> {
         let s = self.session();
         let version = running_version(s)?;
-        s.send(steps).map_err(|_| exited_message(&s.lock()))?;
+        s.send(steps, DEFAULT_INPUT_GAP).map_err(|e| {
+            if e.code == ErrorCode::UnsupportedKey {
+                e.message
+            } else {
+                exited_message(&s.lock())
+            }
+        })?;
         self.last_action_version = Some(version);
         Ok(())
     }
