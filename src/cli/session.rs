@@ -157,7 +157,8 @@ pub struct SendArgs {
     /// Text typed as-is (no newline added, no escapes interpreted).
     #[arg(long, action = clap::ArgAction::Append)]
     text: Vec<String>,
-    /// A key name: Enter, Tab, Shift+Tab, Up, F5, Ctrl+C, KP5, …
+    /// A key name: Enter, Tab, Shift+Tab, Up, F5, Ctrl+C, KP5, … (Shift+Enter, Ctrl+Enter,
+    /// Ctrl+Shift+A… once the program enabled the kitty keyboard protocol)
     #[arg(long, action = clap::ArgAction::Append)]
     keys: Vec<String>,
     /// Text pasted (bracketed when the program enabled mode 2004).
