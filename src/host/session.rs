@@ -657,7 +657,7 @@ impl Session {
     /// `invalid_operation` when the program has not read [`MAX_PENDING_INPUT`] bytes of
     /// earlier input. Nothing of the request is written then.
     pub fn send(&self, steps: Vec<Step>, gap: Duration) -> Result<(), HostError> {
-        self.send_paced(steps, gap, false)
+        self.send_then_quiet(steps, gap, Duration::ZERO)
     }
 
     /// [`Session::send`], then a quiet gap of `quiet_after` after the last step, before any
@@ -667,27 +667,9 @@ impl Session {
     pub fn send_then_quiet(
         &self,
         steps: Vec<Step>,
+        gap: Duration,
         quiet_after: Duration,
     ) -> Result<(), HostError> {
-        self.send_paced(steps, quiet_after, true)
-    }
-
-    /// Waits until the input queued so far is written and the quiet gap after it (see
-    /// [`Session::send_then_quiet`]) has passed, at most `limit` (a program that reads no
-    /// input keeps its input pending). Returns whether it settled.
-    pub fn wait_input_settled(&self, limit: Duration) -> bool {
-        let end = Instant::now() + limit;
-        while let Some(wait) = self.core.input_unsettled() {
-            let now = Instant::now();
-            if now >= end {
-                return false;
-            }
-            std::thread::sleep(wait.min(end - now));
-        }
-        true
-    }
-
-    fn send_paced(&self, steps: Vec<Step>, gap: Duration, trailing: bool) -> Result<(), HostError> {
         let chunks: Vec<Chunk> = {
             let g = self.lock();
             if g.state != State::Running {
@@ -705,16 +687,15 @@ impl Session {
                 .iter()
                 .zip(writes)
                 .enumerate()
-                .map(|(i, (step, bytes))| {
-                    let quiet = if i == last {
-                        trailing
+                .map(|(i, (step, bytes))| Chunk {
+                    gap: if i == last {
+                        quiet_after
+                    } else if keys::wants_quiet_gap(step, &bytes) {
+                        gap
                     } else {
-                        keys::wants_quiet_gap(step, &bytes)
-                    };
-                    Chunk {
-                        gap: if quiet { gap } else { Duration::ZERO },
-                        bytes,
-                    }
+                        Duration::ZERO
+                    },
+                    bytes,
                 })
                 .collect()
         };
@@ -728,6 +709,21 @@ impl Session {
                 ),
             )
         })
+    }
+
+    /// Waits until the input queued so far is written and the quiet gap after it (see
+    /// [`Session::send_then_quiet`]) has passed, at most `limit` (a program that reads no
+    /// input keeps its input pending). Returns whether it settled.
+    pub fn wait_input_settled(&self, limit: Duration) -> bool {
+        let end = Instant::now() + limit;
+        while let Some(wait) = self.core.input_unsettled() {
+            let now = Instant::now();
+            if now >= end {
+                return false;
+            }
+            std::thread::sleep(wait.min(end - now));
+        }
+        true
     }
 
     /// Resizes the grid, then the PTY (the kernel signals SIGWINCH), under the lock so that

@@ -80,8 +80,8 @@ pub fn submit(s: &Tracked, typed: Typed, enter: bool) -> Result<(u64, bool), Hos
     // Read before the input is written: text typed at a hidden prompt is never journaled.
     let hidden = s.hidden_prompt();
     if wrote_text {
-        let gap = if enter { SUBMIT_GAP } else { Duration::ZERO };
-        s.send_then_quiet(steps, gap)?;
+        let quiet_after = if enter { SUBMIT_GAP } else { Duration::ZERO };
+        s.send_then_quiet(steps, SUBMIT_GAP, quiet_after)?;
     }
     if enter {
         let key = keys::parse_key("Enter")

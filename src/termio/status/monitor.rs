@@ -266,7 +266,7 @@ fn type_turn(s: &Tracked, text: &str, turn: Option<u64>) -> Result<Sent, HostErr
     let hidden = s.hidden_prompt();
     // The host holds any later input until the quiet gap after the prompt has passed;
     // waiting for that here reads the version with the prompt's echo in it.
-    s.send_then_quiet(vec![step], gap)?;
+    s.send_then_quiet(vec![step], gap, gap)?;
     s.wait_input_settled(gap + INPUT_PATIENCE);
     let version = s.lock().version;
     let enter = keys::parse_key("Enter")
