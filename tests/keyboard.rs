@@ -193,6 +193,15 @@ fn paste_then_enter_leaves_a_quiet_gap() {
         ],
         "invalid_request",
     );
+    // A send's own gap is journaled: the exported scenario repeats it; the default is not
+    // written.
+    let v = h.ok(&["export", &id, "-o", "keys.yaml"]);
+    let exported = std::fs::read_to_string(v["path"].as_str().unwrap()).unwrap();
+    let gaps: Vec<&str> = exported
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("gap: "))
+        .collect();
+    assert_eq!(gaps, ["400ms", "0ms"], "{exported}");
 }
 
 #[test]

@@ -540,7 +540,7 @@ impl Host {
         // Read before the input is written: the program may leave the prompt at once.
         let hidden = s.hidden_prompt();
         s.send(steps, gap)?;
-        s.record(Entry::send(inputs, hidden));
+        s.record(Entry::send(inputs, hidden).with_gap(gap_ms));
         let g = s.lock();
         Outcome::now(&reply::Sent {
             schema_version: SCHEMA,
