@@ -128,6 +128,27 @@ fn kitty_keys_while_flags_are_pushed_and_legacy_after_the_pop() {
     assert_eq!(legacy, hex(b"\x1b\r\x1b[Z\x03\t"));
 }
 
+/// Flag 8 (all keys as escape codes) also turns plain Enter, Tab and Backspace into `CSI u`.
+#[test]
+fn all_keys_as_escape_codes() {
+    let h = Host::new();
+    let id = reader(&h, &["--kitty", "9"], 9);
+    let want = b"\x1b[13u\x1b[9u\x1b[127u\x1b[13;2u\x1b[13;5~";
+    let args = [
+        "--keys",
+        "Enter",
+        "--keys",
+        "Tab",
+        "--keys",
+        "Backspace",
+        "--keys",
+        "Shift+Enter",
+        "--keys",
+        "Ctrl+F3",
+    ];
+    assert_eq!(send_and_read(&h, &id, &args, want.len()), hex(want));
+}
+
 #[test]
 fn a_key_the_legacy_encoding_lacks_is_refused_and_nothing_is_sent() {
     let h = Host::new();

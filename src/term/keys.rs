@@ -706,13 +706,19 @@ const KITTY_ALL_KEYS: u8 = 8;
 /// `Ctrl+Tab`…) become `CSI u`. With flag 8 (all keys): Enter, Tab and Backspace become
 /// `CSI u` too. Typed text (`--text`) and plain character keys are sent as text. Functional
 /// keys (arrows, Home, F1…) keep their `CSI … ~`/`SS3` forms, which the protocol leaves
-/// unchanged. A character key is reported by its unshifted code point with Shift in the
-/// modifiers (`Alt+A` = `Alt+Shift+a` = `CSI 97;4u`, `Ctrl+Shift+a` = `CSI 97;6u`).
+/// unchanged, except modified F3: `CSI 13;m ~`. A character key is reported by its unshifted
+/// code point with Shift in the modifiers (`Alt+A` = `Alt+Shift+a` = `CSI 97;4u`,
+/// `Ctrl+Shift+a` = `CSI 97;6u`).
 fn encode_kitty(base: KeyBase, mods: Modifiers, flags: u8) -> Option<Vec<u8>> {
     if flags & (KITTY_DISAMBIGUATE | KITTY_ALL_KEYS) == 0 {
         return None;
     }
     let all = flags & KITTY_ALL_KEYS != 0;
+    if base == KeyBase::F(3) && !mods.is_empty() {
+        // The protocol moved modified F3 from `CSI 1;m R`, which reads as a cursor position
+        // report, to `CSI 13;m ~`.
+        return Some(format!("\x1b[13;{}~", mods.parameter()).into_bytes());
+    }
     let mut mods = mods;
     let code = match base {
         KeyBase::Escape => 27,
@@ -926,6 +932,9 @@ mod tests {
             ("A", b"A", b"A"),
             ("Up", b"\x1b[A", b"\x1b[A"),
             ("F5", b"\x1b[15~", b"\x1b[15~"),
+            ("F3", b"\x1bOR", b"\x1bOR"),
+            ("Ctrl+F3", b"\x1b[13;5~", b"\x1b[13;5~"),
+            ("Shift+F4", b"\x1b[1;2S", b"\x1b[1;2S"),
         ];
         for &(name, disambiguate, all_keys) in cases {
             assert_eq!(bytes(name, &flags(1)), disambiguate, "{name} with flag 1");
