@@ -225,6 +225,31 @@ fn paste_then_enter_leaves_a_quiet_gap() {
     assert_eq!(gaps, ["400ms", "0ms"], "{exported}");
 }
 
+/// The terminal answers a query the program makes during the gap at once, ahead of the
+/// input the gap holds back, as a terminal answers while its user pauses.
+#[test]
+fn queries_during_a_gap_are_answered_at_once() {
+    let h = Host::new();
+    let id = reader(&h, &["--bracketed-paste", "--query-after-paste"], 0);
+    h.ok(&[
+        "send", &id, "--paste", "p", "--keys", "Enter", "--gap", "1s",
+    ]);
+    h.wait(&id, " 0d");
+    let text = h.text(&id);
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let paste = hex(b"\x1b[200~p\x1b[201~");
+    let at = lines
+        .iter()
+        .position(|l| l.ends_with(&paste))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(lines[at + 1], "FLAGS 0", "{text}");
+    assert!(lines[at + 2].ends_with(" 0d"), "{text}");
+}
+
 #[test]
 fn escape_then_text_leaves_a_quiet_gap() {
     let h = Host::new();

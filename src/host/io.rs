@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use polling::{Event, Events, PollMode, Poller};
 use portable_pty::Child;
 
-use super::session::{Chunk, Core};
+use super::session::Core;
 use crate::pty::pump::{self, Pump, READ_CHUNK};
 use crate::pty::{self as ptys, Exit};
 
@@ -307,8 +307,8 @@ impl Entry {
                 });
                 match parsed {
                     Some(answers) if !answers.is_empty() => {
-                        // Query answers go out in order with any pending input.
-                        let _ = self.core.queue(vec![Chunk::now(answers)], false);
+                        // In order with pending input, or at once during a quiet gap.
+                        self.core.answer(answers);
                     }
                     Some(_) => {}
                     None => self.stop_after_failure(io),

@@ -369,16 +369,8 @@ pub const MAX_INPUT_GAP: Duration = Duration::from_secs(10);
 pub(super) struct Chunk {
     bytes: Vec<u8>,
     gap: Duration,
-}
-
-impl Chunk {
-    /// A write with no gap after it (query answers).
-    pub(super) fn now(bytes: Vec<u8>) -> Chunk {
-        Chunk {
-            bytes,
-            gap: Duration::ZERO,
-        }
-    }
+    /// The terminal's answer to a query: not held back by a quiet gap.
+    answer: bool,
 }
 
 /// Input waiting for room in the PTY or for a quiet gap to pass: whole writes in order (each
@@ -436,15 +428,14 @@ impl Core {
     }
 
     /// Queues whole writes and writes what the PTY takes now; the rest is written by the I/O
-    /// loop when the PTY has room and any quiet gap has passed. With `bounded`, a request that
-    /// would leave more than [`MAX_PENDING_INPUT`] bytes pending is refused whole (query answers
-    /// are not bounded). Query answers queue behind pending input, so a gap delays them too.
+    /// loop when the PTY has room and any quiet gap has passed. A request that would leave
+    /// more than [`MAX_PENDING_INPUT`] bytes pending is refused whole.
     ///
     /// Errors: the number of bytes already pending, when refused.
-    pub(super) fn queue(&self, chunks: Vec<Chunk>, bounded: bool) -> Result<(), usize> {
+    pub(super) fn queue(&self, chunks: Vec<Chunk>) -> Result<(), usize> {
         let mut p = self.input.lock().unwrap_or_else(|e| e.into_inner());
         let adding: usize = chunks.iter().map(|c| c.bytes.len()).sum();
-        if bounded && p.bytes + adding > MAX_PENDING_INPUT {
+        if p.bytes + adding > MAX_PENDING_INPUT {
             return Err(p.bytes);
         }
         let was_empty = p.chunks.is_empty();
@@ -455,6 +446,35 @@ impl Core {
             self.write_pending(&mut p);
         }
         Ok(())
+    }
+
+    /// Queues the terminal's answers to the program's queries (not bounded). They go out in
+    /// order with pending input, except during a quiet gap: a terminal answers while the user
+    /// pauses, so they are written then, ahead of the input the gap holds back (which is never
+    /// half-written during a gap).
+    pub(super) fn answer(&self, bytes: Vec<u8>) {
+        if bytes.is_empty() {
+            return;
+        }
+        let mut p = self.input.lock().unwrap_or_else(|e| e.into_inner());
+        let was_empty = p.chunks.is_empty();
+        p.bytes += bytes.len();
+        let chunk = Chunk {
+            bytes,
+            gap: Duration::ZERO,
+            answer: true,
+        };
+        if p.hold.is_some() {
+            // After the answers already waiting at the front (one may be half-written).
+            let at = p.chunks.iter().take_while(|c| c.answer).count();
+            p.chunks.insert(at, chunk);
+            self.write_pending(&mut p);
+        } else {
+            p.chunks.push_back(chunk);
+            if was_empty {
+                self.write_pending(&mut p);
+            }
+        }
     }
 
     /// How long until every queued write is out and any quiet gap after the last one has
@@ -488,7 +508,7 @@ impl Core {
 
     fn write_pending(&self, p: &mut Pending) {
         while let Some(chunk) = p.chunks.front() {
-            if let Some(until) = p.hold {
+            if let Some(until) = p.hold.filter(|_| !chunk.answer) {
                 if Instant::now() < until {
                     // The loop comes back when the gap has passed (it asks `input_due`).
                     super::io::io().want_write(self, false);
@@ -696,10 +716,11 @@ impl Session {
                         Duration::ZERO
                     },
                     bytes,
+                    answer: false,
                 })
                 .collect()
         };
-        self.core.queue(chunks, true).map_err(|pending| {
+        self.core.queue(chunks).map_err(|pending| {
             HostError::new(
                 ErrorCode::InvalidOperation,
                 format!(
