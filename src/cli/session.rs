@@ -160,7 +160,8 @@ pub struct SendArgs {
     /// Text typed as-is (no newline added, no escapes interpreted).
     #[arg(long, action = clap::ArgAction::Append)]
     text: Vec<String>,
-    /// A key name: Enter, Tab, Shift+Tab, Up, F5, Ctrl+C, KP5, …
+    /// A key name: Enter, Tab, Shift+Tab, Up, F5, Ctrl+C, KP5, … (Shift+Enter, Ctrl+Enter,
+    /// Ctrl+Shift+A… once the program enabled the kitty keyboard protocol)
     #[arg(long, action = clap::ArgAction::Append)]
     keys: Vec<String>,
     /// Text pasted (bracketed when the program enabled mode 2004).
@@ -169,6 +170,11 @@ pub struct SendArgs {
     /// Bytes as hex pairs, e.g. 1B5B41.
     #[arg(long, action = clap::ArgAction::Append)]
     raw_hex: Vec<String>,
+    /// Quiet gap after a --paste, or a bare Escape key, when more input follows in this send
+    /// (default 200ms; 0 for none; at most 10s): composers that debounce a paste drop a Return
+    /// that arrives with it, and programs read ESC + text within their escape timeout as Alt+text.
+    #[arg(long, value_parser = parse_duration)]
+    gap: Option<Duration>,
 }
 
 /// Prints a reply and returns the exit code: 0, or 1 for an error envelope.
@@ -271,6 +277,7 @@ pub fn run(
             emit(client::request(&Request::Send {
                 id: a.id.into(),
                 inputs,
+                gap_ms: a.gap.map(|g| g.as_millis().try_into().unwrap_or(u64::MAX)),
             }))
         }
         SessionCommand::Resize { id, width, height } => emit(client::request(&Request::Resize {
@@ -371,6 +378,7 @@ pub fn fast_path(args: &[OsString]) -> Option<i32> {
             Request::Send {
                 id: (*id).into(),
                 inputs,
+                gap_ms: None,
             }
         }
         _ => return None,

@@ -227,7 +227,7 @@ impl Server {
     }
 
     #[tool(
-        description = "Send input to a session, in order, as one write: `inputs` is a list of {\"text\": …} (typed as-is, no newline added), {\"keys\": \"Enter\"} (one key name: Enter, Tab, Escape, Backspace, Up, Down, PageUp, F1–F12, Ctrl+C, Alt+X, Shift+Tab, KP5, …; encoded for the program's current modes), {\"paste\": …} (bracketed paste when enabled) or {\"rawHex\": \"1b5b41\"}. The reply's `version` is the screen version to pass as `since` to session_wait. An unknown key name fails with `unsupported_key` and nothing is sent."
+        description = "Send input to a session, in order, as one write: `inputs` is a list of {\"text\": …} (typed as-is, no newline added), {\"keys\": \"Enter\"} (one key name: Enter, Tab, Escape, Backspace, Up, Down, PageUp, F1–F12, Ctrl+C, Alt+X, Shift+Tab, KP5, …; encoded for the program's current modes), {\"paste\": …} (bracketed paste when enabled) or {\"rawHex\": \"1b5b41\"}. After a paste, or a bare Escape, that more input follows, the rest waits a quiet `gap` (default 200ms) so composers do not swallow the Return and Escape is not read as Alt. Keys such as Shift+Enter, Ctrl+Enter or Ctrl+Shift+A are sent the kitty keyboard protocol's way once the program enabled it (CSI > 1 u). The reply's `version` is the screen version to pass as `since` to session_wait. An unknown key name, or one the program's keyboard mode cannot encode, fails with `unsupported_key` and nothing is sent."
     )]
     async fn session_send(&self, Parameters(p): Parameters<SendParams>) -> Outcome {
         blocking(move || {
@@ -237,9 +237,11 @@ impl Server {
                     "nothing to send: give at least one of text, keys, paste or rawHex in `inputs`",
                 ));
             }
+            let gap = p.gap.as_ref().map(|g| g.to_duration("gap")).transpose()?;
             plain(Request::Send {
                 id: p.id.into(),
                 inputs: p.inputs.into_iter().map(Into::into).collect(),
+                gap_ms: gap.map(|g| g.as_millis().try_into().unwrap_or(u64::MAX)),
             })
         })
         .await

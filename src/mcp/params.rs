@@ -204,6 +204,10 @@ pub struct SendParams {
     pub id: String,
     /// What to send, in order, as one write: e.g. `[{"text": ":wq"}, {"keys": "Enter"}]`.
     pub inputs: Vec<SendItem>,
+    /// The quiet gap after a paste, or a bare Escape key, when more input follows (default
+    /// 200 ms, 0 for none, at most 10 s): composers that debounce a paste drop a Return sent
+    /// with it, and programs read ESC + text within their escape timeout as Alt+text.
+    pub gap: Option<DurationArg>,
 }
 
 /// `session_resize`.

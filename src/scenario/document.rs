@@ -25,6 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::host::journal::InputKind;
 use crate::host::protocol::{parse_duration, Until};
+use crate::host::session::MAX_INPUT_GAP;
 use crate::options::Options;
 use crate::term::keys::{self, Input};
 
@@ -131,8 +132,16 @@ pub enum Step {
     Wait {
         args: WaitArgs,
     },
+    /// Input in order, as `session send`; `gap` is its quiet gap after a paste or a bare
+    /// Escape (`--gap`; default 200ms).
     Send {
         inputs: Vec<SendInput>,
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "duration_text"
+        )]
+        gap: Option<String>,
     },
     Resize {
         args: ResizeArgs,
@@ -441,6 +450,20 @@ fn duration_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String
     }))
 }
 
+/// The quiet gap of a `send` step: a duration of at most [`MAX_INPUT_GAP`].
+///
+/// Errors: the message for an unparsable or too long gap.
+pub fn send_gap(text: &str) -> Result<Duration, String> {
+    let gap = parse_duration(text).map_err(|e| format!("gap {e}"))?;
+    if gap > MAX_INPUT_GAP {
+        return Err(format!(
+            "gap {text} is longer than {} ms",
+            MAX_INPUT_GAP.as_millis()
+        ));
+    }
+    Ok(gap)
+}
+
 /// A required duration ([`duration_text`]).
 fn duration_required<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
     duration_text(d)?.ok_or_else(|| serde::de::Error::custom("a duration is required"))
@@ -582,9 +605,12 @@ fn check_step(step: &Step) -> Result<(), String> {
                 }
             }
         }
-        Step::Send { inputs } => {
+        Step::Send { inputs, gap } => {
             if inputs.is_empty() {
                 return Err("inputs must not be empty".into());
+            }
+            if let Some(g) = gap {
+                send_gap(g)?;
             }
             let plain: Vec<Input> = inputs
                 .iter()
@@ -723,7 +749,8 @@ scenario:
                     Input::Keys("Escape".into()).into(),
                     Input::Paste("x".into()).into(),
                     Input::RawHex("1B".into()).into()
-                ]
+                ],
+                gap: None,
             }
         );
         assert_eq!(
@@ -739,7 +766,8 @@ scenario:
                         kind: InputKind::Paste
                     },
                     Input::Keys("Enter".into()).into(),
-                ]
+                ],
+                gap: None,
             }
         );
         let again: Document = serde_yaml_ng::from_str(&doc.to_text(false)).unwrap();
@@ -776,6 +804,19 @@ scenario:
             "{base}    - {{type: send, inputs: [{{text: a, as: paste}}]}}\n"
         ))
         .contains("`as` goes with `secret`"));
+        assert!(err(&format!(
+            "{base}    - {{type: send, inputs: [{{paste: a}}], gap: 11s}}\n"
+        ))
+        .contains("execute[0] (send): gap 11s is longer than 10000 ms"));
+        assert!(err(&format!(
+            "{base}    - {{type: send, inputs: [{{paste: a}}], gap: soon}}\n"
+        ))
+        .contains("execute[0] (send): gap 'soon' is not a duration"));
+        let ok: Document = serde_yaml_ng::from_str(&format!(
+            "{base}    - {{type: send, inputs: [{{paste: a}}, {{keys: Enter}}], gap: 0}}\n"
+        ))
+        .unwrap();
+        ok.validate().unwrap();
         assert!(err(&format!("{base}    - {{type: wiat, args: {{}}}}\n"))
             .contains("unknown variant `wiat`"));
         assert!(

@@ -51,11 +51,13 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use super::document::{
-    Document, SendInput, Step, WaitArgs, DEFAULT_EXIT_TIMEOUT, DEFAULT_RECORD_SLEEP,
+    send_gap, Document, SendInput, Step, WaitArgs, DEFAULT_EXIT_TIMEOUT, DEFAULT_RECORD_SLEEP,
     DEFAULT_TYPE_DELAY, DEFAULT_WAIT_TIMEOUT,
 };
-use crate::host::protocol::{parse_duration, Condition, Until};
-use crate::host::session::{Poll, Session, State, CAPTURE_QUIET, CAPTURE_SETTLE_MAX};
+use crate::host::protocol::{parse_duration, Condition, ErrorCode, Until};
+use crate::host::session::{
+    Poll, Session, State, CAPTURE_QUIET, CAPTURE_SETTLE_MAX, DEFAULT_INPUT_GAP,
+};
 use crate::options::{AppearanceOptions, Options};
 use crate::pty::SpawnSpec;
 use crate::render::fonts::Fonts;
@@ -141,7 +143,7 @@ pub fn run(path: &Path, opts: &RunOptions) -> Result<Outcome, String> {
     // Every secret must be set before anything runs.
     let mut secrets = std::collections::HashMap::new();
     for (i, step) in doc.scenario.execute.iter().enumerate() {
-        if let Step::Send { inputs } = step {
+        if let Step::Send { inputs, .. } = step {
             for input in inputs {
                 if let SendInput::Secret { name, .. } = input {
                     let value = std::env::var(name).map_err(|e| {
@@ -378,7 +380,11 @@ impl Runner<'_> {
     fn step(&mut self, step: &Step) -> Result<(), String> {
         match step {
             Step::Wait { args } => self.wait(args),
-            Step::Send { inputs } => {
+            Step::Send { inputs, gap } => {
+                let gap = match gap {
+                    Some(g) => send_gap(g)?,
+                    None => DEFAULT_INPUT_GAP,
+                };
                 let mut steps = Vec::new();
                 for input in inputs {
                     let step = match input {
@@ -399,7 +405,7 @@ impl Runner<'_> {
                     };
                     steps.extend(step);
                 }
-                self.send(steps)
+                self.send(steps, gap)
             }
             Step::Resize { args } => {
                 let s = self.session();
@@ -434,7 +440,7 @@ impl Runner<'_> {
                 for ch in text.chars() {
                     let input = keys::Input::Text(ch.to_string());
                     let steps = keys::validate(&[input]).map_err(|e| e.to_string())?;
-                    self.send(steps)?;
+                    self.send(steps, Duration::ZERO)?;
                     std::thread::sleep(d);
                     self.advance(d);
                     self.frame();
@@ -455,11 +461,18 @@ impl Runner<'_> {
         }
     }
 
-    /// Types `steps` into the program (the version before is the last action's).
-    fn send(&mut self, steps: Vec<keys::Step>) -> Result<(), String> {
+    /// Types `steps` into the program, with a quiet `gap` after a paste or a bare Escape (the
+    /// version before is the last action's).
+    fn send(&mut self, steps: Vec<keys::Step>, gap: Duration) -> Result<(), String> {
         let s = self.session();
         let version = running_version(s)?;
-        s.send(steps).map_err(|_| exited_message(&s.lock()))?;
+        s.send(steps, gap).map_err(|e| {
+            if e.code == ErrorCode::UnsupportedKey {
+                e.message
+            } else {
+                exited_message(&s.lock())
+            }
+        })?;
         self.last_action_version = Some(version);
         Ok(())
     }

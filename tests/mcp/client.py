@@ -109,6 +109,27 @@ async def on_message(message):
         UPDATES.append(str(message.params.uri))
 
 
+async def keyboard(session):
+    """session_send against the keyboard reader: a kitty-only key once the program pushed the
+    protocol, after a paste and the quiet gap the call asked for."""
+    reader = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixture", "key_reader.py")
+    started = await call(session, "session_start", {
+        "command": [sys.executable, reader, "--kitty", "1", "--bracketed-paste"], "width": 120, "height": 30})
+    sid = started.structured_content["sessionId"]
+    await call(session, "session_wait", {"id": sid, "text": "FLAGS 1", "timeout": 20})
+    shift_enter = b"\x1b[13;2u".hex()
+    await call(session, "session_send", {
+        "id": sid, "inputs": [{"paste": "x"}, {"keys": "Shift+Enter"}], "gap": "300ms"})
+    await call(session, "session_wait", {"id": sid, "text": shift_enter, "timeout": 20})
+    text = (await call(session, "session_read", {"id": sid})).structured_content["screen"]["text"]
+    reads = [line.split() for line in text.splitlines() if line.startswith("+")]
+    assert reads[-1][1] == shift_enter, reads
+    assert int(reads[-1][0][1:]) >= 200, f"Shift+Enter came too soon after the paste: {reads}"
+    await fails(session, "session_send", {"id": sid, "inputs": [{"keys": "a"}], "gap": "11s"}, "invalid_request")
+    await call(session, "session_stop", {"id": sid})
+    log("keyboard: Shift+Enter after a paste and its gap", reads[-1])
+
+
 async def resources(session, sid):
     """The screen resource: listed, read, and a subscription told of a change after a send."""
     uri = f"console2svg://session/{sid}/screen"
@@ -207,6 +228,7 @@ async def main():
             assert sid in json.dumps(listed.structured_content), listed.structured_content
 
             await resources(session, sid)
+            await keyboard(session)
 
             # The picture: a PNG as image content, the size the CLI renders the same screen at.
             shot = await call(session, "session_capture", {"id": sid, "theme": ["dracula"]})
