@@ -166,6 +166,9 @@ pub struct Shared {
     pub state: State,
     pub exit: Option<Exit>,
     pub updated_at: SystemTime,
+    /// When the screen last changed or input was last queued: [`Session::settle`] counts its
+    /// quiet from here.
+    pub active_at: Instant,
     pub expires_at: Option<SystemTime>,
     rows: RowVersions,
     waiters: HashMap<u64, Waiter>,
@@ -246,6 +249,7 @@ impl Shared {
     pub(super) fn bump(&mut self) {
         self.version += 1;
         self.updated_at = SystemTime::now();
+        self.active_at = Instant::now();
         let texts = (0..self.emulator.rows())
             .map(|r| self.emulator.row_text(r))
             .collect();
@@ -633,6 +637,7 @@ impl Session {
                 state: State::Running,
                 exit: None,
                 updated_at: SystemTime::now(),
+                active_at: Instant::now(),
                 expires_at: None,
                 rows: RowVersions::default(),
                 waiters: HashMap::new(),
@@ -691,7 +696,7 @@ impl Session {
         quiet_after: Duration,
     ) -> Result<(), HostError> {
         let chunks: Vec<Chunk> = {
-            let g = self.lock();
+            let mut g = self.lock();
             if g.state != State::Running {
                 return Err(HostError::new(
                     ErrorCode::SessionExited,
@@ -702,6 +707,8 @@ impl Session {
             let modes = g.emulator.modes();
             let writes = keys::encode_steps(&steps, &modes)
                 .map_err(|e| HostError::new(ErrorCode::UnsupportedKey, e.to_string()))?;
+            // A capture right after this send waits for the program's answer to settle.
+            g.active_at = Instant::now();
             let last = writes.len().saturating_sub(1);
             steps
                 .iter()
@@ -964,13 +971,14 @@ impl Session {
         g.exit.clone()
     }
 
-    /// Waits until the screen has not changed for `quiet` (at most `max` in all), so a capture
-    /// never catches a program between the parts of one redraw (text drawn, cursor not yet
-    /// moved). Returns at once for a session that has ended.
+    /// Waits until the screen has not changed, and no input was sent, for `quiet` (at most
+    /// `max` in all), so a capture never catches a program between the parts of one redraw
+    /// (text drawn, cursor not yet moved). A screen quiet for long enough already returns at
+    /// once, as does a session that has ended.
     pub fn settle(&self, quiet: Duration, max: Duration) {
         let end = Instant::now() + max;
         let mut g = self.lock();
-        let mut seen = (g.version, Instant::now());
+        let mut seen = (g.version, g.active_at);
         while g.state == State::Running {
             let now = Instant::now();
             if now >= end || now.duration_since(seen.1) >= quiet {
@@ -981,7 +989,7 @@ impl Session {
                 .changed
                 .wait_for(&mut g, until.saturating_duration_since(now));
             if g.version != seen.0 {
-                seen = (g.version, Instant::now());
+                seen = (g.version, g.active_at);
             }
         }
     }
