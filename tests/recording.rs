@@ -452,13 +452,32 @@ fn gif_frames_match_the_png_stills_exactly() {
         .read_info(std::fs::File::open(d.join("a.gif")).unwrap())
         .unwrap();
     let mut count = 0;
-    let mut last = Vec::new();
     let mut delays = Vec::new();
+    // Later frames are the changed rectangle drawn over the picture so far (disposal keep),
+    // its unchanged pixels transparent: compose them as a viewer does.
+    let (w, h) = (dec.width() as usize, dec.height() as usize);
+    let mut last = vec![0u8; w * h * 4];
+    let mut sizes = Vec::new();
     while let Some(f) = dec.read_next_frame().unwrap() {
         count += 1;
-        last = f.buffer.to_vec();
+        assert_eq!(f.dispose, gif::DisposalMethod::Keep);
+        sizes.push((f.width as usize) * (f.height as usize));
+        for (i, pix) in f.buffer.chunks_exact(4).enumerate() {
+            let (x, y) = (
+                f.left as usize + i % f.width as usize,
+                f.top as usize + i / f.width as usize,
+            );
+            if count == 1 || pix[3] != 0 {
+                last[(y * w + x) * 4..(y * w + x) * 4 + 4].copy_from_slice(pix);
+            }
+        }
         delays.push(f.delay);
     }
+    assert!(
+        sizes[1] < w * h && sizes[2] < w * h,
+        "later frames hold what changed: {sizes:?} of {}",
+        w * h
+    );
     assert_eq!(count, 3);
     assert_eq!(
         delays,

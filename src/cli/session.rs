@@ -560,9 +560,9 @@ pub fn snapshot(
         .resolve(None)
         .map_err(err(ErrorCode::InvalidRequest))?;
     let appearance = still.mask_header(appearance);
-    let snap = client::request(&Request::Snapshot { id: id.into() })?;
+    let mut snap = client::request(&Request::Snapshot { id: id.into() })?;
     let mut screen: crate::term::Screen =
-        serde_json::from_value(snap["screen"].clone()).map_err(|e| {
+        serde_json::from_value(snap["screen"].take()).map_err(|e| {
             HostError::new(
                 ErrorCode::SessionError,
                 format!("unreadable screen from the host: {e}"),

@@ -87,9 +87,9 @@ pub fn read(uri: &str, subscriptions: &Subscriptions) -> Result<String, HostErro
         return super::termio::watch_document(&subscriptions.watch_log.lock());
     }
     let id = session_of(uri)?;
-    let snap = client::request(&Request::Snapshot { id: id.into() })?;
+    let mut snap = client::request(&Request::Snapshot { id: id.into() })?;
     let screen: crate::term::Screen =
-        serde_json::from_value(snap["screen"].clone()).map_err(|e| {
+        serde_json::from_value(snap["screen"].take()).map_err(|e| {
             HostError::new(
                 ErrorCode::SessionError,
                 format!("unreadable screen from the host: {e}"),

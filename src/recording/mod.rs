@@ -166,7 +166,8 @@ pub struct Rows {
 impl Rows {
     /// The id of `cells`, stored now when no equal row is stored yet.
     pub fn intern(&mut self, cells: Vec<Cell>) -> RowId {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
+        // FxHash: rows are hashed once per frame, and SipHash was most of a long render.
+        let mut h = rustc_hash::FxHasher::default();
         cells.hash(&mut h);
         let Rows { table, index } = self;
         let bucket = index.entry(h.finish()).or_default();
