@@ -262,6 +262,8 @@ impl<'a> ScreenDoc<'a> {
                 bracketed_paste: m.bracketed_paste,
                 mouse_reporting: m.mouse_reporting,
                 synchronized_output: m.synchronized_output,
+                grapheme_clusters: m.grapheme_clusters,
+                forced_sync_ends: m.forced_sync_ends,
             },
             structured: structured.then_some(Structured {
                 schema_version: SCHEMA,
@@ -287,6 +289,12 @@ pub struct ModesDoc {
     pub bracketed_paste: bool,
     pub mouse_reporting: bool,
     pub synchronized_output: bool,
+    /// DEC private mode 2027: emoji clusters (VS16, ZWJ sequences, flags) take 2 cells as in
+    /// modern terminals; false when the program reset it (every code point its `wcwidth`).
+    pub grapheme_clusters: bool,
+    /// Synchronized-output frames the host ended by force so far (left open past 1 s, or open
+    /// when the output ended); such a frame was shown as far as it had come.
+    pub forced_sync_ends: u64,
 }
 
 /// The versioned structured snapshot (`read --structured`).
