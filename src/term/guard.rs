@@ -221,12 +221,13 @@ impl<T: EventListener> Guarded<'_, T> {
             return false;
         };
         let cell = &self.term.grid()[at.line][at.column];
-        let mut text = String::new();
-        text.push(cell.c);
-        text.extend(cell.zerowidth().into_iter().flatten());
-        if !selector && !cluster::joins(&text, c) {
+        let joined = cell.zerowidth().unwrap_or(&[]);
+        if !selector && !cluster::joins(cell.c, joined, c) {
             return false;
         }
+        let mut text = String::with_capacity(4 * (joined.len() + 2));
+        text.push(cell.c);
+        text.extend(joined);
         text.push(c);
         let wide = cell.flags.contains(Flags::WIDE_CHAR);
         self.term.grid_mut()[at.line][at.column].push_zerowidth(c);
@@ -253,7 +254,7 @@ impl<T: EventListener> Guarded<'_, T> {
         let insert = self.term.mode().contains(TermMode::INSERT);
         if insert && !at_margin {
             // Room for its second cell: the cursor is on the cell after it.
-            Handler::insert_blank(&mut *self.term, 1);
+            self.insert_blank(1);
         }
         let insert_mode = Mode::Named(NamedMode::Insert);
         if insert {
