@@ -1756,6 +1756,90 @@ mod tests {
         assert_consistent(&e, "scrollback");
     }
 
+    /// A cluster the policy makes two cells wide is placed exactly as a double-width
+    /// character: random streams of text, cursor moves, erases, inserts, line feeds, wraps and
+    /// scrolling, once with emoji clusters and once with `中` in their place, give the same
+    /// cell widths, wrapped rows, scrollback and cursor, at every small size. With width
+    /// changes too (reflow), all but a few streams do (alacritty's reflow of a row ending in a
+    /// blank erased from half of a double-width pair is not the same as of a blank).
+    #[test]
+    fn clusters_are_placed_as_double_width_characters_are() {
+        const CLUSTERS: [&str; 5] = [
+            "\u{2764}\u{fe0f}",
+            "🇺🇸",
+            "👨\u{200d}💻",
+            "👍🏽",
+            "1\u{fe0f}\u{20e3}",
+        ];
+        let pieces: [&str; 16] = [
+            "ab",
+            "xyz",
+            "\r\n",
+            "\r",
+            "\n",
+            "\t",
+            "\x1b[5G",
+            "\x1b[H",
+            "\x1b[2;3H",
+            "\x1b[K",
+            "\x1b[2J",
+            "\x1b[1P",
+            "\x1b[2@",
+            "\x1bM",
+            "C",
+            "C",
+        ];
+        let geometry = |e: &Emulator| {
+            let s = e.snapshot_with_scrollback();
+            let widths: Vec<Vec<u8>> = s
+                .rows
+                .iter()
+                .map(|r| r.iter().map(|c| c.width).collect())
+                .collect();
+            (widths, s.wrapped, s.scrollback_rows, s.cursor)
+        };
+        for resizes in [false, true] {
+            let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
+            let (streams, mut differed) = (1500, Vec::new());
+            for _ in 0..streams {
+                let (cols, rows) = (2 + next(7) as usize, 1 + next(4) as usize);
+                let mut ours = Emulator::with_scrollback(cols, rows, 20);
+                let mut wide = Emulator::with_scrollback(cols, rows, 20);
+                let mut log = format!("{cols}x{rows}:");
+                for _ in 0..30 {
+                    if resizes && next(10) == 0 {
+                        let (c, r) = (2 + next(7) as usize, 1 + next(4) as usize);
+                        log += &format!(" resize({c},{r})");
+                        ours.resize(c, r);
+                        wide.resize(c, r);
+                        continue;
+                    }
+                    let piece = pieces[next(pieces.len() as u64) as usize];
+                    let (a, b) = if piece == "C" {
+                        (CLUSTERS[next(CLUSTERS.len() as u64) as usize], "中")
+                    } else {
+                        (piece, piece)
+                    };
+                    log += &format!(" {a:?}");
+                    ours.advance(a.as_bytes());
+                    wide.advance(b.as_bytes());
+                    if geometry(&ours) != geometry(&wide) {
+                        differed.push(log.clone());
+                        break;
+                    }
+                }
+                assert_consistent(&ours, &log);
+            }
+            let allowed = if resizes { streams / 100 } else { 0 };
+            assert!(
+                differed.len() <= allowed,
+                "resizes {resizes}: {} of {streams} streams differ:\n{}",
+                differed.len(),
+                differed.join("\n")
+            );
+        }
+    }
+
     /// Issue 14 item 5: DECRQM `?2026` says "set" while a frame is open, answered at once
     /// (not when the frame ends), and "reset" outside one.
     #[test]

@@ -511,11 +511,15 @@ fn grapheme_kind(cell: &Cell, spacer: bool) -> Option<Flags> {
     }
 }
 
-/// A cell with nothing in it: a space in the default style.
+/// A cell with nothing in it: a space in the default style. (A character erased as half of
+/// a damaged double-width pair keeps an empty extra: nothing is in it either.)
 fn is_blank(cell: &Cell) -> bool {
     cell.c == ' '
         && cell.flags.is_empty()
-        && cell.extra.is_none()
+        && (cell.extra.is_none()
+            || cell.zerowidth().is_none_or(<[char]>::is_empty)
+                && cell.underline_color().is_none()
+                && cell.hyperlink().is_none())
         && cell.fg == Color::Named(NamedColor::Foreground)
         && cell.bg == Color::Named(NamedColor::Background)
 }
@@ -662,8 +666,10 @@ impl Scrollback {
             }
             i += 1;
             let flags = cell.flags;
-            if cell.c.is_ascii() && cell.c != '\0' && !flags.intersects(special) {
-                // One ASCII character, one cell, in a style with extras.
+            if cell.c.is_ascii() && cell.c != '\0' && !flags.intersects(special | Flags::WIDE_CHAR)
+            {
+                // One ASCII character, one cell, in a style with extras (a keycap, `1️⃣`, is
+                // an ASCII character made two cells wide by the grapheme policy).
                 row.push(
                     cell.c,
                     cell.zerowidth().unwrap_or(&[]),
