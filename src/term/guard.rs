@@ -21,6 +21,12 @@
 //! - Sizes are clamped to 1–[`MAX_SIZE`] cells: a 0 size indexes an empty row, and an
 //!   unbounded one allocates without limit.
 //!
+//! The guard is also where the grapheme width policy ([`super::cluster`], DEC private mode
+//! 2027) is applied, since alacritty decides widths per code point: a character that joins the
+//! cluster before the cursor is added to that cell, and a cluster that becomes two cells wide
+//! is written again as a double-width character ([`Guarded::join`]), so that wrapping at the
+//! margin, insert mode and the scrollback's guards treat it as any double-width character.
+//!
 //! Everything else was checked by feeding random output (wide, combining and emoji text, every
 //! cursor, erase, scroll-region, tab, insert, origin, wrap, alternate-screen and reset
 //! sequence, with counts up to 65 535) and resizes at every size from 1 × 1 to 12 × 12 (and
