@@ -58,7 +58,7 @@ fn a_reader_polling_every_50_ms_never_sees_a_frame_half_drawn() {
         in_frame * 2 > shown,
         "{in_frame} of {shown} reads in a frame"
     );
-    assert!(seen.len() >= 5, "frames seen: {seen:?}");
+    assert!(seen.len() >= 3, "frames seen: {seen:?}");
     h.ok(&["stop", &id]);
 }
 
