@@ -499,15 +499,19 @@ fn style_of(cell: &Cell) -> Cell {
 /// [`GRAPHEME_NARROW`] for a one-cell cluster whose base character is double-width (VS15).
 /// `None` for every other cell (the ordinary rule reads it back the same).
 fn grapheme_kind(cell: &Cell, spacer: bool) -> Option<Flags> {
-    let wide = cell.flags.contains(Flags::WIDE_CHAR) && spacer;
+    let flagged = cell.flags.contains(Flags::WIDE_CHAR);
     let base = cell.c.width().unwrap_or(1);
     let joined = cell
         .zerowidth()
         .is_some_and(|z| z.iter().any(|c| c.width() != Some(0)));
-    match (wide, base) {
-        (true, 2) | (false, 0 | 1) if !joined => None,
-        (true, _) => Some(GRAPHEME_WIDE),
-        (false, _) => Some(GRAPHEME_NARROW),
+    match (flagged, spacer, base) {
+        (true, true, 2) if !joined => None,
+        (true, true, _) => Some(GRAPHEME_WIDE),
+        // A double-width cell with no room for its second cell (the ordinary rule makes it
+        // U+FFFD).
+        (true, false, _) => None,
+        (false, _, 0 | 1) if !joined => None,
+        (false, _, _) => Some(GRAPHEME_NARROW),
     }
 }
 
