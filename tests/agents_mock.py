@@ -133,6 +133,26 @@ def decide(text, has_result):
     return "text", "MOCK REPLY: " + text.strip()[::-1]
 
 
+def fill_schema(schema):
+    """A value of a JSON schema (Gemini's upper-case type names too): objects with every
+    property, `mock` strings, 10 for numbers, false, empty arrays."""
+    if not isinstance(schema, dict):
+        return {}
+    t = str(schema.get("type", "object")).lower()
+    if t == "object":
+        props = schema.get("properties") or {}
+        return {k: fill_schema(v) for k, v in props.items()}
+    if t in ("integer", "number"):
+        return 10
+    if t == "boolean":
+        return False
+    if t == "array":
+        return []
+    if "enum" in schema and schema["enum"]:
+        return schema["enum"][0]
+    return "mock"
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     log_path = None
@@ -364,6 +384,11 @@ class Handler(BaseHTTPRequestHandler):
     def gemini(self, body, stream):
         text, has_result = gemini_last_user(body)
         kind, reply = decide(text, has_result)
+        config = body.get("generationConfig") or {}
+        if config.get("responseMimeType") == "application/json" and kind != "fail":
+            # The CLI's own helper calls (model routing, next-speaker checks) want JSON of a
+            # schema: every property filled with a plain value.
+            kind, reply = "text", json.dumps(fill_schema(config.get("responseJsonSchema")))
         if kind == "fail":
             return self._json(
                 400,

@@ -1,4 +1,5 @@
-//! termio with the real coding agents (Claude Code, from npm) in real sessions, offline: each
+//! termio with the real coding agents (Claude Code and Gemini CLI, from npm) in real sessions,
+//! offline: each
 //! program talks to a loopback mock of its model API (`tests/agents_mock.py`, started by the
 //! test) with `HOME` in a temporary folder, so no user config is read or written and nothing
 //! reaches the network. Covers the trust and API-key dialogs (`needs-you` with the dialog's
@@ -106,20 +107,44 @@ impl Drop for Mock {
     }
 }
 
-/// A world for Claude Code: the npm folder first on `PATH`, its API pointed at the mock, the
-/// first-run onboarding marked done (it checks the network otherwise), `termio` on `PATH` and
-/// its hooks installed in the world's `HOME` by the real installer.
-fn claude_world(bin: &Path, mock: &Mock) -> World {
-    // The hooks run `termio` from PATH, as installed for a user.
+/// `PATH` with `termio` (the hooks run it from `PATH`, as installed for a user) and the npm
+/// folder first.
+fn agent_path(bin: &Path) -> String {
     let termio = common::termio::termio_path();
-    let path = format!(
+    format!(
         "{}:{}:{}",
         termio.parent().unwrap().display(),
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
-    );
+    )
+}
+
+/// A world for Gemini CLI: the npm folder first on `PATH`, its API pointed at the mock
+/// (`GOOGLE_GEMINI_BASE_URL`), API-key auth chosen in `~/.gemini/settings.json` (the auth
+/// dialog is skipped; the folder-trust dialog is not), and termio's hooks installed there.
+fn gemini_world(bin: &Path, mock: &Mock) -> World {
     let w = World::new()
-        .with("PATH", &path)
+        .with("PATH", &agent_path(bin))
+        .with("GOOGLE_GEMINI_BASE_URL", &mock.url())
+        .with("GEMINI_API_KEY", "mock-gemini-key");
+    let home = w.root().join("home");
+    std::fs::create_dir_all(home.join(".gemini")).unwrap();
+    std::fs::write(
+        home.join(".gemini/settings.json"),
+        r#"{"security": {"auth": {"selectedType": "gemini-api-key"}}}"#,
+    )
+    .unwrap();
+    let (v, code) = w.run(&home, &["hooks", "install", "--agent", "gemini", "--json"]);
+    assert_eq!(code, 0, "hooks install: {v}");
+    w
+}
+
+/// A world for Claude Code: the npm folder first on `PATH`, its API pointed at the mock, the
+/// first-run onboarding marked done (it checks the network otherwise), `termio` on `PATH` and
+/// its hooks installed in the world's `HOME` by the real installer.
+fn claude_world(bin: &Path, mock: &Mock) -> World {
+    let w = World::new()
+        .with("PATH", &agent_path(bin))
         .with("ANTHROPIC_BASE_URL", &mock.url())
         .with("ANTHROPIC_API_KEY", "sk-ant-mock-key")
         .with("DISABLE_AUTOUPDATER", "1")
@@ -138,7 +163,13 @@ fn claude_world(bin: &Path, mock: &Mock) -> World {
 
 /// `send <link> <text> --wait` (60 s); the reply.
 fn send_wait(w: &World, p: &Path, link: &str, text: &str) -> Value {
-    w.ok(p, &["send", link, text, "--wait", "--timeout", "60000"])
+    let (v, code) = w.sessions(p, &["send", link, text, "--wait", "--timeout", "60000"]);
+    if code != 0 {
+        let screen = w.screen(p, link);
+        let entry = w.entry(p, link);
+        panic!("send {text:?} failed: {v}\nentry: {entry}\nscreen:\n{screen}");
+    }
+    v
 }
 
 /// Asserts a wait reply's status, showing the session's screen and entry when it differs.
@@ -262,6 +293,60 @@ fn claude_trust_and_key_dialogs_then_a_turn_a_permission_and_a_failed_turn() {
         posts
             .iter()
             .all(|r| r["path"].as_str().unwrap().starts_with("/v1/messages")),
+        "{posts:?}"
+    );
+}
+
+/// Known broken (run with `--ignored`): Gemini CLI loses a prompt typed while it starts (about
+/// one start in three here, and after its trust dialog, where it restarts itself), so the
+/// turn ends `prompt_stalled`; its readiness needs a rule of its own first.
+#[test]
+#[ignore = "termio types the prompt into Gemini CLI before it takes input (prompt_stalled)"]
+fn gemini_trust_dialog_then_a_turn() {
+    let Some(bin) = agent_bin("gemini") else {
+        return;
+    };
+    let dir = common::tempdir();
+    let mock = Mock::start(dir.path());
+    let w = gemini_world(&bin, &mock);
+    let p = w.folder("proj");
+
+    // The folder-trust dialog points with `●`: needs-you with its question.
+    let v = w.ok(
+        &p,
+        &[
+            "spawn",
+            "say hello",
+            "--agent",
+            "gemini",
+            "--wait",
+            "--timeout",
+            "60000",
+        ],
+    );
+    assert_status(&w, &p, &v, "needs-you");
+    assert_eq!(v["prompt"], "Do you trust the files in this folder?", "{v}");
+    let link = v["target"].as_str().unwrap().to_string();
+
+    // Trusted: the queued prompt is delivered and the turn settles with its reply.
+    let v = send_wait(&w, &p, &link, "1");
+    assert_status(&w, &p, &v, "done");
+    let range = transcript_range(&v);
+    assert!(
+        range
+            .iter()
+            .any(|l| l["type"] == "gemini" && l["content"] == "MOCK REPLY: olleh yas"),
+        "{range:?}"
+    );
+    let posts: Vec<Value> = mock
+        .requests()
+        .into_iter()
+        .filter(|r| r["method"] == "POST")
+        .collect();
+    assert!(
+        posts
+            .iter()
+            .all(|r| r["path"].as_str().unwrap().starts_with("/v1beta/models/")),
         "{posts:?}"
     );
 }

@@ -204,7 +204,9 @@ pub fn builtins() -> Vec<AgentDef> {
             name: "claude".into(),
             command: "claude".into(),
             hooks: Dialect::Claude,
-            ready: Some(r"(?m)^[│|\s]*[>❯](\s|$)".into()),
+            // The prompt box with its footer hint: Claude Code 2.1.197 draws the box before
+            // it takes input (a Return then is lost), the `? for shortcuts` hint once it does.
+            ready: Some(r"(?ms)^[│|\s]*[>❯](\s|$).*\? for shortcuts".into()),
             title_rules: claude_titles,
             transcript: Some("{claude_dir}/projects/{cwd_slug}/*.jsonl".into()),
             ..AgentDef::default()
@@ -239,6 +241,8 @@ pub fn builtins() -> Vec<AgentDef> {
             hooks: Dialect::Gemini,
             ready: Some(r"(?m)^[│|\s]*>(\s|$)".into()),
             title_rules: gemini_titles,
+            // Gemini CLI 0.61.0: `~/.gemini/tmp/<project>/chats/session-<date>-<id>.jsonl`.
+            transcript: Some("{home}/.gemini/tmp/*/chats/session-*.jsonl".into()),
             ..AgentDef::default()
         },
     ]
@@ -627,6 +631,14 @@ mod tests {
             dialog_question(&perm).unwrap(),
             "Do you want to create hello.txt?"
         );
+        // Ready: the prompt box with its `? for shortcuts` hint, never a dialog.
+        let claude = builtins().into_iter().find(|a| a.name == "claude").unwrap();
+        let ready = regex::Regex::new(claude.ready.as_deref().unwrap()).unwrap();
+        assert!(ready.is_match(&replay(claude!("idle")).0));
+        assert!(ready.is_match(&replay(claude!("done")).0));
+        assert!(!ready.is_match(&trust) && !ready.is_match(&key) && !ready.is_match(&perm));
+        // The box drawn before the hint (Claude does not take input yet).
+        assert!(!ready.is_match("───\n❯ \n───\n                ● high · /effort"));
         for name in ["idle", "working", "done", "failed"] {
             let (s, _) = match name {
                 "idle" => replay(claude!("idle")),
@@ -636,6 +648,40 @@ mod tests {
             };
             assert_eq!(dialog_question(&s), None, "{name}:\n{s}");
         }
+    }
+
+    macro_rules! gemini {
+        ($name:literal) => {
+            include_bytes!(concat!(
+                "../../tests/fixtures/agents/gemini-0.61.0/",
+                $name,
+                ".raw"
+            ))
+        };
+    }
+
+    #[test]
+    fn gemini_dialogs_recorded_from_the_real_program() {
+        // `●` points; the numbered tips above the dialog (no pointer) are no dialog.
+        let (trust, _) = replay(gemini!("trust"));
+        assert_eq!(
+            dialog_question(&trust).unwrap(),
+            "Do you trust the files in this folder?"
+        );
+        let (auth, _) = replay(gemini!("auth"));
+        assert_eq!(
+            dialog_question(&auth).unwrap(),
+            "How would you like to authenticate for this project?"
+        );
+        let (idle, title) = replay(gemini!("idle"));
+        assert_eq!(dialog_question(&idle), None, "{idle}");
+        assert_eq!(title_state("gemini", &title.unwrap()), Some(Status::Idle));
+        let (working, title) = replay(gemini!("working"));
+        assert_eq!(dialog_question(&working), None, "{working}");
+        assert_eq!(
+            title_state("gemini", &title.unwrap()),
+            Some(Status::Working)
+        );
     }
 
     #[test]

@@ -75,7 +75,8 @@ pub const CATCH_UP: Duration = Duration::from_secs(1);
 pub const CATCH_UP_MAX: Duration = Duration::from_secs(5);
 
 /// An answered dialog still on screen this long is a new question (the answer was eaten).
-const ANSWER_GRACE: Duration = Duration::from_secs(2);
+/// (Gemini CLI 0.61.0 keeps its answered trust dialog on screen about 5 s while it restarts.)
+const ANSWER_GRACE: Duration = Duration::from_secs(8);
 
 /// A `needs-you` a hook reported before its dialog is drawn: a wait holds its reply this long
 /// for the question to show on screen ([`Track::question_pending`]).
@@ -1557,8 +1558,10 @@ mod tests {
                     (100, Asks("Allow it?"), None),
                     (200, Answer, Some((Working, "hook PreToolUse"))),
                     (300, Screen(DIALOG), Some((Working, "hook PreToolUse"))),
+                    // A slow agent (Gemini CLI restarting after its trust dialog).
+                    (5300, Screen(DIALOG), Some((Working, "hook PreToolUse"))),
                     // Still there past the grace: the answer was eaten, it asks again.
-                    (2400, Screen(DIALOG), Some((NeedsYou, "dialog on screen"))),
+                    (8300, Screen(DIALOG), Some((NeedsYou, "dialog on screen"))),
                 ],
             },
             Script {
