@@ -19,7 +19,8 @@ What it answers is scripted by the newest user text in the request:
 - it contains `MOCK_FAIL`: HTTP 400 with an `invalid_request_error` whose message is
   `mock failure: the model refused` (an error no client retries);
 - it contains `MOCK_TOOL` and the request carries no tool result yet: a tool call that writes
-  `hello.txt` (Claude: `Write`; Codex: `shell`; Gemini: `write_file`), which asks for permission;
+  `hello.txt` (Claude: `Write`; Codex: `exec` running `exec_command`; Gemini: `write_file`),
+  which asks for permission;
 - it contains `MOCK_SLOW`: as below, after 3 seconds (a turn long enough to see working);
 - otherwise: the text `MOCK REPLY: <the user text, reversed>` (after a tool result:
   `MOCK REPLY: tool done`).
@@ -316,13 +317,14 @@ class Handler(BaseHTTPRequestHandler):
         n = next_id()
         rid = f"resp_mock{n}"
         if kind == "tool":
-            args = {"command": ["bash", "-lc", "echo hello > hello.txt"]}
+            # Codex 0.171 offers one freeform tool, `exec` (JavaScript calling its nested
+            # tools, `exec_command` among them).
             item = {
-                "type": "function_call",
-                "id": f"fc_mock{n}",
+                "type": "custom_tool_call",
+                "id": f"ctc_mock{n}",
                 "call_id": f"call_mock{n}",
-                "name": "shell",
-                "arguments": json.dumps(args),
+                "name": "exec",
+                "input": 'await tools.exec_command({cmd: "echo hello > hello.txt"});',
                 "status": "completed",
             }
         else:
