@@ -176,6 +176,10 @@ fn claude_install_merges_is_idempotent_and_uninstall_restores_the_bytes() {
         json!([ours("auto", "Notification", None)]),
     );
     hooks.insert("Stop".into(), json!([ours("done", "Stop", None)]));
+    hooks.insert(
+        "StopFailure".into(),
+        json!([ours("idle", "StopFailure", None)]),
+    );
     assert_same_json(&home.json_file(".claude/settings.json"), &expected);
 
     let file = home.path(".claude/settings.json");

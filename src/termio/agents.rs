@@ -170,16 +170,44 @@ pub fn shell_quote(w: &str) -> String {
 /// The built-in definitions (shared/notes/agents.md).
 pub fn builtins() -> Vec<AgentDef> {
     let spinner = Rule {
-        pattern: "^[\u{2800}-\u{28FF}✳✶✻✽✢·]".into(),
+        pattern: "^[\u{2800}-\u{28FF}✶✻✽✢·]".into(),
         state: Status::Working,
     };
+    // Claude Code 2.1.197: `⠂`/`⠐ Claude Code` while working, `✳ Claude Code` at rest.
+    let claude_titles = vec![
+        Rule {
+            pattern: "^[\u{2800}-\u{28FF}]".into(),
+            state: Status::Working,
+        },
+        Rule {
+            pattern: "^✳".into(),
+            state: Status::Idle,
+        },
+    ];
+    // Gemini CLI 0.61.0: `◇ Ready`, `✦ Working…`, `⏲ Working…`, `✋ Action Required`.
+    let gemini_titles = vec![
+        Rule {
+            pattern: "^✋|Action Required".into(),
+            state: Status::NeedsYou,
+        },
+        Rule {
+            pattern: "^[✦⏲\u{2800}-\u{28FF}]|Working".into(),
+            state: Status::Working,
+        },
+        Rule {
+            pattern: "^◇|Ready".into(),
+            state: Status::Idle,
+        },
+    ];
     vec![
         AgentDef {
             name: "claude".into(),
             command: "claude".into(),
             hooks: Dialect::Claude,
-            ready: Some(r"(?m)^[│|\s]*[>❯](\s|$)".into()),
-            title_rules: vec![spinner.clone()],
+            // The prompt box with its footer hint: Claude Code 2.1.197 draws the box before
+            // it takes input (a Return then is lost), the `? for shortcuts` hint once it does.
+            ready: Some(r"(?ms)^[│|\s]*[>❯](\s|$).*\? for shortcuts".into()),
+            title_rules: claude_titles,
             transcript: Some("{claude_dir}/projects/{cwd_slug}/*.jsonl".into()),
             ..AgentDef::default()
         },
@@ -212,7 +240,9 @@ pub fn builtins() -> Vec<AgentDef> {
             command: "gemini".into(),
             hooks: Dialect::Gemini,
             ready: Some(r"(?m)^[│|\s]*>(\s|$)".into()),
-            title_rules: vec![spinner],
+            title_rules: gemini_titles,
+            // Gemini CLI 0.61.0: `~/.gemini/tmp/<project>/chats/session-<date>-<id>.jsonl`.
+            transcript: Some("{home}/.gemini/tmp/*/chats/session-*.jsonl".into()),
             ..AgentDef::default()
         },
     ]
@@ -334,6 +364,8 @@ pub fn auto_state(event: &str, input: &serde_json::Value) -> Option<Status> {
             _ => None,
         },
         "Stop" | "AfterAgent" | "agent-turn-complete" => Some(Status::Done),
+        // Claude Code: a turn that failed (an API error, not logged in) ended.
+        "StopFailure" => Some(Status::Idle),
         "stop" => match field("status") {
             "aborted" | "error" => Some(Status::Idle),
             _ => Some(Status::Done),
@@ -433,40 +465,80 @@ pub fn envelope(caller_link: &str, caller_title: &str, prompt: &str) -> String {
     )
 }
 
-/// A numbered-choice dialog on the screen (a folder-trust or permission question): a row
-/// `❯ 1. …` (or `> 1. …`, `› 1) …`) followed within three rows by a `2. …` row. Returns the
-/// question: the nearest non-blank rows above the first option (up to two, joined by a space).
-/// Wording-independent on purpose (SC-13: detection must survive rewording).
+/// A numbered-choice dialog on the screen (a folder-trust, API-key or permission question):
+/// consecutive option rows numbered from `1.` (or `1)`), at least two, with a pointer
+/// (`❯ › > ● ▶ →`) on any one of them: Claude Code's API-key dialog rests on option 2, Gemini
+/// CLI points with `●` (shared/notes/agents.md, "Seen on the real programs"). Returns the
+/// question, whole: the paragraph (rows up to the next blank row, wrapped rows joined by a
+/// space) holding the nearest row above the options that ends a sentence with `?`, else the
+/// nearest paragraph above the options. Wording-independent on purpose (SC-13: detection must
+/// survive rewording).
 pub fn dialog_question(screen: &str) -> Option<String> {
-    static FIRST: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    static SECOND: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    let first =
-        FIRST.get_or_init(|| regex::Regex::new(r"^[│|\s]*[❯›>▶→]\s*1[.)]\s+\S").expect("regex"));
-    let second =
-        SECOND.get_or_init(|| regex::Regex::new(r"^[│|\s]*[❯›>▶→]?\s*2[.)]\s+\S").expect("regex"));
+    static OPTION: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let option = OPTION.get_or_init(|| {
+        regex::Regex::new(r"^[│|\s]*(?:([❯›>●▶→])\s*)?([1-9])[.)]\s+\S").expect("regex")
+    });
+    // (number, pointed) of a row, when it is an option row.
+    let parse = |row: &str| {
+        option.captures(row).map(|c| {
+            let n: u32 = c[2].parse().unwrap_or(0);
+            (n, c.get(1).is_some())
+        })
+    };
     let rows: Vec<&str> = screen.lines().collect();
-    let i = rows.iter().position(|r| first.is_match(r))?;
-    if !rows[i + 1..rows.len().min(i + 4)]
-        .iter()
-        .any(|r| second.is_match(r))
-    {
-        return None;
-    }
-    let mut above: Vec<&str> = Vec::new();
-    for r in rows[..i].iter().rev() {
-        let t = r.trim_matches(|c: char| c.is_whitespace() || "│|╭╮╰╯─".contains(c));
-        if t.is_empty() {
-            if above.is_empty() {
-                continue;
+    // The first block of options 1, 2, … (rows between them may wrap an option's text) with a
+    // pointer on one of them.
+    let mut first = None;
+    let mut i = 0;
+    while i < rows.len() {
+        if parse(rows[i]) != Some((1, false)) && parse(rows[i]) != Some((1, true)) {
+            i += 1;
+            continue;
+        }
+        let (mut want, mut pointed, mut gap) = (2, parse(rows[i]) == Some((1, true)), 0);
+        let mut j = i + 1;
+        while j < rows.len() && gap <= 2 {
+            match parse(rows[j]) {
+                Some((n, p)) if n == want => {
+                    want += 1;
+                    pointed |= p;
+                    gap = 0;
+                }
+                Some(_) => break,
+                None => gap += 1,
             }
+            j += 1;
+        }
+        if want > 2 && pointed {
+            first = Some(i);
             break;
         }
-        above.insert(0, t);
-        if above.len() == 2 {
-            break;
-        }
+        i += 1;
     }
-    let q = above.join(" ");
+    let i = first?;
+    let frame = |c: char| c.is_whitespace() || "│|╭╮╰╯─╌".contains(c);
+    let above: Vec<&str> = rows[..i].iter().map(|r| r.trim_matches(frame)).collect();
+    // The paragraph around row `k`: non-blank rows, at most 6 on either side.
+    let paragraph = |k: usize| {
+        let mut a = k;
+        while a > 0 && !above[a - 1].is_empty() && k - (a - 1) <= 6 {
+            a -= 1;
+        }
+        let mut b = k;
+        while b + 1 < above.len() && !above[b + 1].is_empty() && (b + 1) - k <= 6 {
+            b += 1;
+        }
+        above[a..=b].join(" ")
+    };
+    let asks = |r: &str| r.contains("? ") || r.ends_with('?');
+    let near = above.len().saturating_sub(16);
+    let q = match (near..above.len()).rev().find(|&k| asks(above[k])) {
+        Some(k) => paragraph(k),
+        None => match (0..above.len()).rev().find(|&k| !above[k].is_empty()) {
+            Some(k) => paragraph(k),
+            None => String::new(),
+        },
+    };
     Some(if q.is_empty() {
         "a choice is waiting on screen".into()
     } else {
@@ -497,7 +569,146 @@ mod tests {
             "log Allow write to hello.txt?"
         );
         assert_eq!(dialog_question("❯ 1. only one option\nfoo"), None);
+        // A pointer on option 2 (Claude Code's API-key dialog) and Gemini's `●` pointer.
+        let key = "Do you want to use this API key?\n\n    1. Yes\n  ❯ 2. No (recommended)\n";
+        assert_eq!(
+            dialog_question(key).unwrap(),
+            "Do you want to use this API key?"
+        );
+        let gemini = "│ Do you trust this folder?\n│\n│ ● 1. Trust folder\n│   2. Trust parent folder\n│   3. Don't trust\n";
+        assert_eq!(
+            dialog_question(gemini).unwrap(),
+            "Do you trust this folder?"
+        );
+        // A numbered list with no pointer is no dialog.
+        assert_eq!(dialog_question("Steps:\n1. build\n2. test\n❯ "), None);
         assert_eq!(dialog_question("─────\n❯ hello\n[idle]"), None);
+    }
+
+    /// The screen text and title after `bytes` (a program's real output, recorded at 100×30).
+    fn replay(bytes: &[u8]) -> (String, Option<String>) {
+        let mut e = crate::term::Emulator::new(100, 30);
+        e.advance(bytes);
+        (e.snapshot().text(), e.title().map(str::to_string))
+    }
+
+    /// The state of the first title rule of `agent` matching `title`.
+    fn title_state(agent: &str, title: &str) -> Option<Status> {
+        let def = builtins().into_iter().find(|a| a.name == agent).unwrap();
+        def.title_rules
+            .iter()
+            .find(|r| regex::Regex::new(&r.pattern).unwrap().is_match(title))
+            .map(|r| r.state)
+    }
+
+    macro_rules! claude {
+        ($name:literal) => {
+            include_bytes!(concat!(
+                "../../tests/fixtures/agents/claude-2.1.197/",
+                $name,
+                ".raw"
+            ))
+        };
+    }
+
+    #[test]
+    fn claude_dialogs_recorded_from_the_real_program() {
+        let (trust, _) = replay(claude!("trust"));
+        let q = dialog_question(&trust).unwrap();
+        assert!(
+            q.starts_with("Quick safety check: Is this a project you created or one you trust?"),
+            "{q}"
+        );
+        assert!(q.ends_with("review what's in this folder first."), "{q}");
+        // The API-key dialog rests on option 2: a dialog all the same.
+        let (key, _) = replay(claude!("apikey"));
+        assert_eq!(
+            dialog_question(&key).unwrap(),
+            "Do you want to use this API key?"
+        );
+        let (perm, _) = replay(claude!("permission"));
+        assert_eq!(
+            dialog_question(&perm).unwrap(),
+            "Do you want to create hello.txt?"
+        );
+        // Ready: the prompt box with its `? for shortcuts` hint, never a dialog.
+        let claude = builtins().into_iter().find(|a| a.name == "claude").unwrap();
+        let ready = regex::Regex::new(claude.ready.as_deref().unwrap()).unwrap();
+        assert!(ready.is_match(&replay(claude!("idle")).0));
+        assert!(ready.is_match(&replay(claude!("done")).0));
+        assert!(!ready.is_match(&trust) && !ready.is_match(&key) && !ready.is_match(&perm));
+        // The box drawn before the hint (Claude does not take input yet).
+        assert!(!ready.is_match("───\n❯ \n───\n                ● high · /effort"));
+        for name in ["idle", "working", "done", "failed"] {
+            let (s, _) = match name {
+                "idle" => replay(claude!("idle")),
+                "working" => replay(claude!("working")),
+                "done" => replay(claude!("done")),
+                _ => replay(claude!("failed")),
+            };
+            assert_eq!(dialog_question(&s), None, "{name}:\n{s}");
+        }
+    }
+
+    macro_rules! gemini {
+        ($name:literal) => {
+            include_bytes!(concat!(
+                "../../tests/fixtures/agents/gemini-0.61.0/",
+                $name,
+                ".raw"
+            ))
+        };
+    }
+
+    #[test]
+    fn gemini_dialogs_recorded_from_the_real_program() {
+        // `●` points; the numbered tips above the dialog (no pointer) are no dialog.
+        let (trust, _) = replay(gemini!("trust"));
+        assert_eq!(
+            dialog_question(&trust).unwrap(),
+            "Do you trust the files in this folder?"
+        );
+        let (auth, _) = replay(gemini!("auth"));
+        assert_eq!(
+            dialog_question(&auth).unwrap(),
+            "How would you like to authenticate for this project?"
+        );
+        let (idle, title) = replay(gemini!("idle"));
+        assert_eq!(dialog_question(&idle), None, "{idle}");
+        assert_eq!(title_state("gemini", &title.unwrap()), Some(Status::Idle));
+        let (working, title) = replay(gemini!("working"));
+        assert_eq!(dialog_question(&working), None, "{working}");
+        assert_eq!(
+            title_state("gemini", &title.unwrap()),
+            Some(Status::Working)
+        );
+    }
+
+    #[test]
+    fn title_rules_match_the_real_programs() {
+        let (_, idle) = replay(claude!("idle"));
+        assert_eq!(idle.as_deref(), Some("✳ Claude Code"));
+        assert_eq!(title_state("claude", &idle.unwrap()), Some(Status::Idle));
+        let (_, working) = replay(claude!("working"));
+        let working = working.unwrap();
+        assert!(working.ends_with(" Claude Code"), "{working}");
+        assert_eq!(title_state("claude", &working), Some(Status::Working));
+        let (_, failed) = replay(claude!("failed"));
+        assert_eq!(title_state("claude", &failed.unwrap()), Some(Status::Idle));
+        // Gemini CLI 0.61.0's titles (shared/notes/agents.md).
+        assert_eq!(title_state("gemini", "◇ Ready (proj)"), Some(Status::Idle));
+        assert_eq!(
+            title_state("gemini", "✦ Working… (proj)"),
+            Some(Status::Working)
+        );
+        assert_eq!(
+            title_state("gemini", "⏲ Working… (proj)"),
+            Some(Status::Working)
+        );
+        assert_eq!(
+            title_state("gemini", "✋ Action Required (proj)"),
+            Some(Status::NeedsYou)
+        );
     }
 
     #[test]
@@ -506,6 +717,7 @@ mod tests {
         assert_eq!(auto_state("UserPromptSubmit", &none), Some(Status::Working));
         assert_eq!(auto_state("Stop", &none), Some(Status::Done));
         assert_eq!(auto_state("SubagentStop", &none), None);
+        assert_eq!(auto_state("StopFailure", &none), Some(Status::Idle));
         let n = serde_json::json!({"notification_type": "permission_prompt"});
         assert_eq!(auto_state("Notification", &n), Some(Status::NeedsYou));
         let idle = serde_json::json!({"notification_type": "idle_prompt"});

@@ -72,7 +72,9 @@ const fn spec(event: &'static str, matcher: Option<&'static str>, state: &'stati
 }
 
 /// Source: notes/agents.md, Claude Code. `Notification` is `auto`: the reporter reads
-/// `notification_type` (`permission_prompt`, `elicitation_dialog` → needs-you).
+/// `notification_type` (`permission_prompt`, `elicitation_dialog` → needs-you). A failed turn
+/// (not logged in, API unreachable, an API error) ends with `StopFailure`, not `Stop`: `idle`,
+/// with the error in the reason.
 const CLAUDE_HOOKS: &[HookSpec] = &[
     spec("SessionStart", None, "idle"),
     spec("UserPromptSubmit", None, "working"),
@@ -81,6 +83,7 @@ const CLAUDE_HOOKS: &[HookSpec] = &[
     spec("PermissionRequest", Some("*"), "needs-you"),
     spec("Notification", None, "auto"),
     spec("Stop", None, "done"),
+    spec("StopFailure", None, "idle"),
 ];
 
 /// Source: notes/agents.md, Codex CLI (the same event names as Claude Code, no `Notification`).

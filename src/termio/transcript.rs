@@ -64,11 +64,15 @@ pub fn is_prompt_line(line: &str) -> bool {
     user && !tool_result
 }
 
-/// Whether a line is (part of) an assistant message.
+/// Whether a line is (part of) an assistant message (Claude `type: assistant`, Codex
+/// `role: assistant` items and `agent_message` events, Gemini `type: gemini`).
 pub fn is_assistant_line(line: &str) -> bool {
     let v = parse(line);
-    v.get("type").and_then(Value::as_str) == Some("assistant")
-        || role(&v) == Some("assistant")
+    // Gemini CLI writes its replies as `type: gemini`.
+    matches!(
+        v.get("type").and_then(Value::as_str),
+        Some("assistant" | "gemini")
+    ) || role(&v) == Some("assistant")
         || v.pointer("/payload/type").and_then(Value::as_str) == Some("agent_message")
 }
 

@@ -75,7 +75,12 @@ pub const CATCH_UP: Duration = Duration::from_secs(1);
 pub const CATCH_UP_MAX: Duration = Duration::from_secs(5);
 
 /// An answered dialog still on screen this long is a new question (the answer was eaten).
-const ANSWER_GRACE: Duration = Duration::from_secs(2);
+/// (Gemini CLI 0.61.0 keeps its answered trust dialog on screen about 5 s while it restarts.)
+const ANSWER_GRACE: Duration = Duration::from_secs(8);
+
+/// A `needs-you` a hook reported before its dialog is drawn: a wait holds its reply this long
+/// for the question to show on screen ([`Track::question_pending`]).
+pub const QUESTION_GRACE: Duration = Duration::from_secs(1);
 
 /// Plain-terminal-style settling for agents with no status signal: screen still this long.
 const SETTLE_QUIET: Duration = Duration::from_millis(1500);
@@ -323,6 +328,8 @@ pub struct Track {
     /// The last few `needs-you` changes: (status sequence, question), for watchers that
     /// sample less often than a question can be answered ([`Track::asked_since`]).
     asked: VecDeque<(u64, Option<String>)>,
+    /// When the status last became `needs-you`.
+    asked_at: Option<Instant>,
 }
 
 fn compile(rules: &[agents::Rule]) -> Vec<(Regex, Status)> {
@@ -398,6 +405,7 @@ impl Track {
             queued: None,
             last_search: None,
             asked: VecDeque::new(),
+            asked_at: None,
         }
     }
 
@@ -475,6 +483,7 @@ impl Track {
             self.since = self.wall(now);
             self.seq += 1;
             if status == Status::NeedsYou {
+                self.asked_at = Some(now);
                 let question = self.question();
                 self.asked.push_back((self.seq, question));
                 if self.asked.len() > 16 {
@@ -1128,6 +1137,25 @@ impl Track {
         (Outcome::Pending, None)
     }
 
+    /// Whether the last screen seen shows a numbered-choice dialog (whatever the agent's
+    /// `dialogs` setting): an option number typed there acts at once, without a Return.
+    pub fn choice_on_screen(&self) -> bool {
+        self.screen_question.is_some()
+    }
+
+    /// Whether a `needs-you` is too fresh to report: no question on screen yet (a hook such
+    /// as Claude Code's `PermissionRequest` fires before the dialog is drawn) and less than
+    /// [`QUESTION_GRACE`] since it began at `now`. A wait holds its reply meanwhile, so the
+    /// reply carries the dialog's question rather than a placeholder.
+    pub fn question_pending(&self, now: Instant) -> bool {
+        self.status == Status::NeedsYou
+            && self.dialog.is_none()
+            && self.screen_question.is_none()
+            && self
+                .asked_at
+                .is_some_and(|at| now.duration_since(at) < QUESTION_GRACE)
+    }
+
     /// Turn `id`'s settled range of transcript lines (only with a transcript to range over).
     pub fn settled_range(&self, id: u64) -> Option<(u64, u64)> {
         let x = self.turns.iter().find(|x| x.id == id)?;
@@ -1530,8 +1558,10 @@ mod tests {
                     (100, Asks("Allow it?"), None),
                     (200, Answer, Some((Working, "hook PreToolUse"))),
                     (300, Screen(DIALOG), Some((Working, "hook PreToolUse"))),
+                    // A slow agent (Gemini CLI restarting after its trust dialog).
+                    (5300, Screen(DIALOG), Some((Working, "hook PreToolUse"))),
                     // Still there past the grace: the answer was eaten, it asks again.
-                    (2400, Screen(DIALOG), Some((NeedsYou, "dialog on screen"))),
+                    (8300, Screen(DIALOG), Some((NeedsYou, "dialog on screen"))),
                 ],
             },
             Script {

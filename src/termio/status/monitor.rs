@@ -301,7 +301,8 @@ fn not_agent(s: &Tracked) -> HostError {
 
 /// `send` to an agent session: waits (≤ [`READY_MAX`]) for a queued spawn prompt to be
 /// delivered unless the agent is asking something; then either answers the question (the
-/// text and Return go to the dialog, the current turn continues) or types a new prompt
+/// text and Return go to the dialog, the current turn continues; an option number answering
+/// a numbered dialog goes alone, as the dialog acts on the digit) or types a new prompt
 /// (`type_turn`). `keys`/no Return: typed as given, no new turn.
 ///
 /// Errors: `session_exited`.
@@ -326,11 +327,13 @@ pub fn send(
         }
         std::thread::sleep(TICK);
     }
-    let (asking, current, seq, path) = {
+    let (asking, choice, current, seq, path) = {
         let g = s.meta.agent.track.lock();
         let t = g.as_ref().ok_or_else(|| not_agent(s))?;
+        let asking = t.status() == Status::NeedsYou;
         (
-            t.status() == Status::NeedsYou,
+            asking,
+            asking && t.choice_on_screen() && is_option_number(text),
             t.current_turn(),
             t.seq(),
             t.transcript().map(Path::to_path_buf),
@@ -350,7 +353,9 @@ pub fn send(
         };
         {
             let _typing = s.meta.agent.typing.lock();
-            typist::submit(s, typed, enter)?;
+            // A numbered dialog acts on the digit itself: a Return after it would confirm
+            // whatever the agent shows next (its next dialog's default, or an empty prompt).
+            typist::submit(s, typed, enter && !choice)?;
         }
         return Ok(Sent {
             turn: current,
@@ -360,6 +365,11 @@ pub fn send(
         });
     }
     type_turn(s, text, None)
+}
+
+/// Whether `text` is one option number (`1`…`9`) of a numbered-choice dialog.
+fn is_option_number(text: &str) -> bool {
+    matches!(text.trim().as_bytes(), [b'1'..=b'9'])
 }
 
 /// One turn probe: blocks until turn `id` is decided (for a wait that started at `from_seq`)
@@ -379,7 +389,10 @@ pub fn probe(s: &Tracked, id: u64, from_seq: u64, budget: Duration) -> TurnProbe
                     None,
                 ),
                 Some(t) => {
-                    let (o, m) = t.outcome(id, from_seq, running);
+                    let (mut o, m) = t.outcome(id, from_seq, running);
+                    if o == Outcome::NeedsYou && t.question_pending(Instant::now()) {
+                        o = Outcome::Pending;
+                    }
                     (
                         o,
                         m,
@@ -432,7 +445,8 @@ pub fn probe(s: &Tracked, id: u64, from_seq: u64, budget: Duration) -> TurnProbe
 /// (`auto`: from `event` and the hook's stdin `input`, see
 /// [`crate::termio::agents::auto_state`]). Also takes the transcript path (`transcript_path`),
 /// the Stop hook's `last_assistant_message` (or Codex notify's `last-assistant-message`) for
-/// the transcript catch-up (SC-14), and `message` for `needs-you`. A session that is not an
+/// the transcript catch-up (SC-14), `message` for `needs-you`, and a failed turn's error
+/// (`StopFailure`'s `last_assistant_message`, else `error_details`, else `error`) for the reason. A session that is not an
 /// agent session yet becomes one of kind `agent` (its status then from hooks only).
 ///
 /// Errors: `bad_request` for an unknown state.
@@ -459,12 +473,20 @@ pub fn apply_report(
             .filter(|v| !v.is_empty())
             .map(str::to_string)
     };
+    // A failed turn (Claude's `StopFailure`) names its error: shown in the reason.
+    let error = (event == "StopFailure")
+        .then(|| {
+            text("last_assistant_message")
+                .or_else(|| text("error_details"))
+                .or_else(|| text("error"))
+        })
+        .flatten();
     let report = Report {
         status,
-        reason: if event.is_empty() {
-            format!("hook report {state}")
-        } else {
-            format!("hook {event}")
+        reason: match (event.is_empty(), error) {
+            (true, _) => format!("hook report {state}"),
+            (false, Some(e)) => format!("hook {event}: {e}"),
+            (false, None) => format!("hook {event}"),
         },
         message: text("message"),
         transcript: text("transcript_path").map(PathBuf::from),

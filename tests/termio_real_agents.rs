@@ -1,0 +1,352 @@
+//! termio with the real coding agents (Claude Code and Gemini CLI, from npm) in real sessions,
+//! offline: each
+//! program talks to a loopback mock of its model API (`tests/agents_mock.py`, started by the
+//! test) with `HOME` in a temporary folder, so no user config is read or written and nothing
+//! reaches the network. Covers the trust and API-key dialogs (`needs-you` with the dialog's
+//! question, answered once), a delivered prompt settling `done` with the reply's transcript
+//! range, a permission dialog from a tool call, and a failed turn ending with the error
+//! (shared/notes/agents.md; shared/spec/termio-sessions.md).
+//!
+//! The programs: `<target dir>/agents-npm/node_modules/.bin/<agent>` (what `.ci/run` installs,
+//! pinned), else `TERMIO_AGENTS_NPM` naming such a folder. Without them a test is skipped with
+//! a note, except under `CI=true`, where it fails.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::termio::{transcript_range, World};
+use serde_json::Value;
+
+/// The folder holding the npm-installed agents (`node_modules/.bin/<agent>`), if present.
+fn npm_dir() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("TERMIO_AGENTS_NPM").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| common::repo().join("target"));
+    let target = if target.is_absolute() {
+        target
+    } else {
+        common::repo().join(target)
+    };
+    [target, common::repo().join("target")]
+        .into_iter()
+        .map(|t| t.join("agents-npm"))
+        .find(|p| p.join("node_modules/.bin").is_dir())
+}
+
+/// The `node_modules/.bin` folder holding `agent`, or `None` after saying why the test is
+/// skipped (a failure under `CI=true`).
+fn agent_bin(agent: &str) -> Option<PathBuf> {
+    let bin = npm_dir().map(|d| d.join("node_modules/.bin"));
+    if let Some(bin) = bin.filter(|b| b.join(agent).exists()) {
+        return Some(bin);
+    }
+    let how = "install it with: npm install --prefix target/agents-npm \
+               @anthropic-ai/claude-code@2.1.197 @openai/codex@0.171.0 @google/gemini-cli@0.61.0 \
+               (or set TERMIO_AGENTS_NPM)";
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("no npm-installed {agent}: {how}");
+    }
+    eprintln!("skipped: no npm-installed {agent}; {how}");
+    None
+}
+
+/// The loopback model-API mock, stopped on drop.
+struct Mock {
+    child: Child,
+    port: u16,
+    log: PathBuf,
+}
+
+impl Mock {
+    fn start(dir: &Path) -> Mock {
+        let port_file = dir.join("mock.port");
+        let log = dir.join("mock.log");
+        let child = Command::new("python3")
+            .arg(common::repo().join("tests/agents_mock.py"))
+            .arg(&port_file)
+            .arg(&log)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("python3 runs the mock");
+        let end = Instant::now() + Duration::from_secs(10);
+        let port = loop {
+            if let Ok(s) = std::fs::read_to_string(&port_file) {
+                break s.trim().parse().expect("a port number");
+            }
+            assert!(Instant::now() < end, "the mock never wrote its port");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        Mock { child, port, log }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// The requests the mock got (one JSON object each).
+    fn requests(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+}
+
+impl Drop for Mock {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `PATH` with `termio` (the hooks run it from `PATH`, as installed for a user) and the npm
+/// folder first.
+fn agent_path(bin: &Path) -> String {
+    let termio = common::termio::termio_path();
+    format!(
+        "{}:{}:{}",
+        termio.parent().unwrap().display(),
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+/// A world for Gemini CLI: the npm folder first on `PATH`, its API pointed at the mock
+/// (`GOOGLE_GEMINI_BASE_URL`), API-key auth chosen in `~/.gemini/settings.json` (the auth
+/// dialog is skipped; the folder-trust dialog is not), and termio's hooks installed there.
+fn gemini_world(bin: &Path, mock: &Mock) -> World {
+    let w = World::new()
+        .with("PATH", &agent_path(bin))
+        .with("GOOGLE_GEMINI_BASE_URL", &mock.url())
+        .with("GEMINI_API_KEY", "mock-gemini-key");
+    let home = w.root().join("home");
+    std::fs::create_dir_all(home.join(".gemini")).unwrap();
+    std::fs::write(
+        home.join(".gemini/settings.json"),
+        r#"{"security": {"auth": {"selectedType": "gemini-api-key"}}}"#,
+    )
+    .unwrap();
+    let (v, code) = w.run(&home, &["hooks", "install", "--agent", "gemini", "--json"]);
+    assert_eq!(code, 0, "hooks install: {v}");
+    w
+}
+
+/// A world for Claude Code: the npm folder first on `PATH`, its API pointed at the mock, the
+/// first-run onboarding marked done (it checks the network otherwise), `termio` on `PATH` and
+/// its hooks installed in the world's `HOME` by the real installer.
+fn claude_world(bin: &Path, mock: &Mock) -> World {
+    let w = World::new()
+        .with("PATH", &agent_path(bin))
+        .with("ANTHROPIC_BASE_URL", &mock.url())
+        .with("ANTHROPIC_API_KEY", "sk-ant-mock-key")
+        .with("DISABLE_AUTOUPDATER", "1")
+        .with("DISABLE_TELEMETRY", "1")
+        .with("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+    let home = w.root().join("home");
+    std::fs::write(
+        home.join(".claude.json"),
+        r#"{"hasCompletedOnboarding": true, "theme": "dark"}"#,
+    )
+    .unwrap();
+    let (v, code) = w.run(&home, &["hooks", "install", "--agent", "claude", "--json"]);
+    assert_eq!(code, 0, "hooks install: {v}");
+    w
+}
+
+/// `send <link> <text> --wait` (60 s); the reply.
+fn send_wait(w: &World, p: &Path, link: &str, text: &str) -> Value {
+    let (v, code) = w.sessions(p, &["send", link, text, "--wait", "--timeout", "60000"]);
+    if code != 0 {
+        let screen = w.screen(p, link);
+        let entry = w.entry(p, link);
+        panic!("send {text:?} failed: {v}\nentry: {entry}\nscreen:\n{screen}");
+    }
+    v
+}
+
+/// Asserts a wait reply's status, showing the session's screen and entry when it differs.
+fn assert_status(w: &World, p: &Path, v: &Value, want: &str) {
+    if v["status"] != want {
+        let link = v["target"].as_str().unwrap_or_default();
+        let screen = w.screen(p, link);
+        let entry = w.entry(p, link);
+        panic!("want {want}, got {v}\nentry: {entry}\nscreen:\n{screen}");
+    }
+}
+
+/// The text of a transcript line's message (string content or text parts).
+fn text_of(line: &Value) -> String {
+    match &line["message"]["content"] {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p["text"].as_str())
+            .collect::<Vec<_>>()
+            .join(""),
+        _ => String::new(),
+    }
+}
+
+#[test]
+fn claude_trust_and_key_dialogs_then_a_turn_a_permission_and_a_failed_turn() {
+    let Some(bin) = agent_bin("claude") else {
+        return;
+    };
+    let dir = common::tempdir();
+    let mock = Mock::start(dir.path());
+    let w = claude_world(&bin, &mock);
+    let p = w.folder("proj");
+
+    // The folder-trust dialog: needs-you with its question; the prompt waits.
+    let v = w.ok(
+        &p,
+        &[
+            "spawn",
+            "say hello",
+            "--agent",
+            "claude",
+            "--wait",
+            "--timeout",
+            "60000",
+        ],
+    );
+    assert_status(&w, &p, &v, "needs-you");
+    let link = v["target"].as_str().unwrap().to_string();
+    let question = v["prompt"].as_str().unwrap_or_default();
+    assert!(question.contains("trust"), "{v}");
+
+    // Then the API-key dialog (its pointer on option 2, "No"): a dialog, never the prompt box.
+    let v = send_wait(&w, &p, &link, "1");
+    assert_status(&w, &p, &v, "needs-you");
+    assert!(
+        v["prompt"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("Do you want to use this API key?"),
+        "{v}"
+    );
+
+    // Yes: the queued prompt is delivered once and the turn settles done with its reply.
+    let v = send_wait(&w, &p, &link, "1");
+    assert_status(&w, &p, &v, "done");
+    let range = transcript_range(&v);
+    assert!(
+        range
+            .iter()
+            .any(|l| l["type"] == "assistant" && text_of(l) == "MOCK REPLY: olleh yas"),
+        "{range:?}"
+    );
+    let home = w.root().join("home");
+    let state: Value =
+        serde_json::from_str(&std::fs::read_to_string(home.join(".claude.json")).unwrap()).unwrap();
+    assert_eq!(
+        state["customApiKeyResponses"]["approved"],
+        serde_json::json!(["sk-ant-mock-key"]),
+        "{state}"
+    );
+
+    // A tool call asks permission: needs-you with the question; yes writes the file.
+    let v = send_wait(&w, &p, &link, "MOCK_TOOL write it");
+    assert_status(&w, &p, &v, "needs-you");
+    assert!(
+        v["prompt"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("Do you want to create hello.txt?"),
+        "{v}"
+    );
+    let v = send_wait(&w, &p, &link, "1");
+    assert_status(&w, &p, &v, "done");
+    assert_eq!(
+        std::fs::read_to_string(p.join("hello.txt")).unwrap(),
+        "hello\n"
+    );
+
+    // A failed turn (the API answers 400) ends, with the error in the reply.
+    let v = send_wait(&w, &p, &link, "MOCK_FAIL now");
+    assert_eq!(v["timed_out"], false, "{v}");
+    assert_ne!(v["status"], "working", "{v}");
+    let e = w.entry(&p, &link);
+    assert!(
+        e["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("mock failure: the model refused"),
+        "{e}"
+    );
+
+    // Every request went to the mock's Messages API.
+    let posts: Vec<Value> = mock
+        .requests()
+        .into_iter()
+        .filter(|r| r["method"] == "POST")
+        .collect();
+    assert!(
+        posts
+            .iter()
+            .all(|r| r["path"].as_str().unwrap().starts_with("/v1/messages")),
+        "{posts:?}"
+    );
+}
+
+/// Known broken (run with `--ignored`): Gemini CLI loses a prompt typed while it starts (about
+/// one start in three here, and after its trust dialog, where it restarts itself), so the
+/// turn ends `prompt_stalled`; its readiness needs a rule of its own first.
+#[test]
+#[ignore = "termio types the prompt into Gemini CLI before it takes input (prompt_stalled)"]
+fn gemini_trust_dialog_then_a_turn() {
+    let Some(bin) = agent_bin("gemini") else {
+        return;
+    };
+    let dir = common::tempdir();
+    let mock = Mock::start(dir.path());
+    let w = gemini_world(&bin, &mock);
+    let p = w.folder("proj");
+
+    // The folder-trust dialog points with `●`: needs-you with its question.
+    let v = w.ok(
+        &p,
+        &[
+            "spawn",
+            "say hello",
+            "--agent",
+            "gemini",
+            "--wait",
+            "--timeout",
+            "60000",
+        ],
+    );
+    assert_status(&w, &p, &v, "needs-you");
+    assert_eq!(v["prompt"], "Do you trust the files in this folder?", "{v}");
+    let link = v["target"].as_str().unwrap().to_string();
+
+    // Trusted: the queued prompt is delivered and the turn settles with its reply.
+    let v = send_wait(&w, &p, &link, "1");
+    assert_status(&w, &p, &v, "done");
+    let range = transcript_range(&v);
+    assert!(
+        range
+            .iter()
+            .any(|l| l["type"] == "gemini" && l["content"] == "MOCK REPLY: olleh yas"),
+        "{range:?}"
+    );
+    let posts: Vec<Value> = mock
+        .requests()
+        .into_iter()
+        .filter(|r| r["method"] == "POST")
+        .collect();
+    assert!(
+        posts
+            .iter()
+            .all(|r| r["path"].as_str().unwrap().starts_with("/v1beta/models/")),
+        "{posts:?}"
+    );
+}
