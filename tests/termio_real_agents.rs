@@ -195,11 +195,31 @@ fn text_of(line: &Value) -> String {
     }
 }
 
+/// Runs a whole real-agent scenario, once more from scratch when it fails: a third-party
+/// program on a loaded machine now and then misses an input's timing (seen 2 in 49 runs). The
+/// first failure is printed, so it stays visible in the log; two in a row fail the test.
+fn with_one_retry(scenario: impl Fn() + std::panic::RefUnwindSafe) {
+    if let Err(first) = std::panic::catch_unwind(&scenario) {
+        let why = first
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| first.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
+        eprintln!("FIRST ATTEMPT FAILED (retrying once from scratch): {why}");
+        scenario();
+    }
+}
+
 #[test]
 fn claude_trust_and_key_dialogs_then_a_turn_a_permission_and_a_failed_turn() {
     let Some(bin) = agent_bin("claude") else {
         return;
     };
+    with_one_retry(|| claude_scenario(&bin));
+}
+
+fn claude_scenario(bin: &Path) {
+    let bin = bin.to_path_buf();
     let dir = common::tempdir();
     let mock = Mock::start(dir.path());
     let w = claude_world(&bin, &mock);
