@@ -13,6 +13,13 @@ use super::outlines::{Ink, Outlines};
 use super::svg::{push_attr, push_num, push_text};
 use super::{css_escape, Appearance, TextMode};
 
+/// Text-layer units per cell width. The grid's text is drawn in a group scaled so that a cell
+/// is this many units wide: every column's x is then a small integer (`6`, `12`, … `1194`)
+/// rather than px with a decimal (`8.4`, `16.8`, … `1679.6`), which matters when every glyph
+/// carries its own x. With the bundled face's 0.6 em advance the text's font size is then
+/// 10 units.
+const TEXT_UNITS_PER_CELL: f32 = 6.0;
+
 /// How a run of text looks, apart from its position.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 struct TextStyle {
@@ -27,16 +34,11 @@ struct TextStyle {
 /// One cluster to draw.
 struct Glyph {
     row: usize,
-    col: usize,
-    /// Columns covered (1 or 2).
-    width: usize,
+    /// Left of the glyph, px: its column's x (a wide glyph narrower than its cells is centred).
     x: f32,
     text: String,
     style: TextStyle,
     link: Option<String>,
-    /// Needs an element of its own (several code points, or outside the BMP): an `x` list
-    /// positions code points, which would split a cluster.
-    alone: bool,
 }
 
 /// Decoration kinds, drawn as geometry.
@@ -291,11 +293,8 @@ impl<'a> Painter<'a> {
                 return;
             }
         }
-        let alone = !single || first as u32 > 0xFFFF || size.is_some();
         self.glyphs.push(Glyph {
             row,
-            col,
-            width: cell.width.max(1) as usize,
             x: gx,
             text: text.to_string(),
             // The invisible layer over outlines needs positions, not looks: one style.
@@ -315,7 +314,6 @@ impl<'a> Painter<'a> {
                 }
             },
             link,
-            alone,
         });
     }
 
@@ -539,6 +537,14 @@ impl<'a> Painter<'a> {
     }
 
     /// Text elements; returns the CSS of the classes they use.
+    ///
+    /// Structure (see the module doc for why): one `<text y>` per row (or per link run within
+    /// it); inside it, every glyph is a `<tspan x>` of its own, so each viewer places it at its
+    /// column whatever font it draws with; consecutive glyphs of one style share a styling
+    /// `<tspan>` around theirs (a lone glyph carries its style itself). A style used by more
+    /// than one element is a class, a one-off one presentation attributes on its `<tspan>`
+    /// (see [`Painter::style_attrs`]): both beat the stylesheet's `text{…}` defaults in every
+    /// viewer, which presentation attributes on a `<text>` would not.
     fn write_text(&self, out: &mut String) -> String {
         let default = TextStyle {
             fill: self.palette.foreground,
@@ -546,22 +552,17 @@ impl<'a> Painter<'a> {
             family: None,
             size: None,
         };
-        // A style used by more than one element gets a class; a one-off one gets attributes.
+        // Segments: consecutive glyphs of one row, link and style.
+        let starts_segment = |i: usize| {
+            i == 0 || {
+                let (p, g) = (&self.glyphs[i - 1], &self.glyphs[i]);
+                p.style != g.style || p.row != g.row || p.link != g.link
+            }
+        };
         let mut uses: BTreeMap<&TextStyle, usize> = BTreeMap::new();
         let mut order: Vec<&TextStyle> = Vec::new();
         for (i, g) in self.glyphs.iter().enumerate() {
-            let starts_run = i == 0 || {
-                let p = &self.glyphs[i - 1];
-                p.style != g.style
-                    || p.row != g.row
-                    || p.alone
-                    || g.alone
-                    || p.link != g.link
-                    || g.col != p.col + p.width
-                    || p.width != 1
-                    || g.width != 1
-            };
-            if starts_run && g.style != default {
+            if starts_segment(i) && g.style != default {
                 let n = uses.entry(&g.style).or_insert(0);
                 if *n == 0 {
                     order.push(&g.style);
@@ -594,78 +595,74 @@ impl<'a> Painter<'a> {
                 self.style_attrs(out, style);
             }
         };
+        let glyph = |out: &mut String, g: &Glyph, style: Option<&TextStyle>| {
+            out.push_str("<tspan x=\"");
+            push_num(out, (g.x - self.layout.grid_x) / self.text_scale());
+            out.push('"');
+            if let Some(style) = style {
+                style_attrs(out, style);
+            }
+            out.push('>');
+            push_text(out, &g.text);
+            out.push_str("</tspan>");
+        };
 
-        // Each row (or a link's run within it) is one <text> whose x list gives every glyph its
-        // column; inside it, segments of glyphs that are adjacent, narrow and alike share one
-        // <tspan> when they need a style or a re-sync x.
+        if self.glyphs.is_empty() {
+            return css;
+        }
+        // The text layer: origin at the grid's top-left, scaled (see TEXT_UNITS_PER_CELL).
+        let (gx, gy) = (self.layout.grid_x, self.layout.grid_y);
+        let scale = self.text_scale();
+        css.push('.');
+        css.push_str(&self.prefix);
+        css.push_str("T text{font-size:");
+        push_num(&mut css, self.layout.cell.font_size / scale);
+        css.push_str("px}");
+        out.push_str("<g class=\"");
+        out.push_str(&self.prefix);
+        out.push_str("T\" transform=\"translate(");
+        push_num(out, gx);
+        out.push(' ');
+        push_num(out, gy);
+        out.push_str(")scale(");
+        push_num(out, scale);
+        out.push_str(")\">");
         let mut i = 0;
         while i < self.glyphs.len() {
             let g = &self.glyphs[i];
-            let y = self.layout.row_y(g.row) + self.layout.cell.baseline;
-            if g.alone {
-                self.open_link(out, &g.link);
-                out.push_str("<text x=\"");
-                push_num(out, g.x);
-                out.push_str("\" y=\"");
-                push_num(out, y);
-                out.push('"');
-                style_attrs(out, &g.style);
-                out.push('>');
-                push_text(out, &g.text);
-                out.push_str("</text>");
-                close_link(out, &g.link);
-                i += 1;
-                continue;
-            }
-            let mut j = i;
+            let mut j = i + 1;
             while j < self.glyphs.len()
-                && !self.glyphs[j].alone
                 && self.glyphs[j].row == g.row
                 && self.glyphs[j].link == g.link
             {
                 j += 1;
             }
-            let run = &self.glyphs[i..j];
-            let adjacent =
-                |p: &Glyph, n: &Glyph| n.col == p.col + p.width && p.width == 1 && n.width == 1;
             self.open_link(out, &g.link);
             out.push_str("<text y=\"");
-            push_num(out, y);
-            out.push_str("\" x=\"");
-            for (m, r) in run.iter().enumerate() {
-                if m > 0 {
-                    out.push(' ');
-                }
-                push_num(out, r.x);
-            }
+            push_num(
+                out,
+                (self.layout.row_y(g.row) + self.layout.cell.baseline - gy) / scale,
+            );
             out.push_str("\">");
+            let run = &self.glyphs[i..j];
             let mut k = 0;
             while k < run.len() {
                 let mut e = k + 1;
-                while e < run.len()
-                    && run[e].style == run[k].style
-                    && adjacent(&run[e - 1], &run[e])
-                {
+                while e < run.len() && run[e].style == run[k].style {
                     e += 1;
                 }
-                // The parent's x list places every glyph; a segment after a gap or a wide glyph
-                // repeats its own first x for viewers that read only the first x of a list.
-                let resync = k > 0 && !adjacent(&run[k - 1], &run[k]);
-                let plain = !resync && run[k].style == default;
-                if !plain {
-                    out.push_str("<tspan");
-                    if resync {
-                        out.push_str(" x=\"");
-                        push_num(out, run[k].x);
-                        out.push('"');
+                let style = &run[k].style;
+                if *style == default || e == k + 1 {
+                    for r in &run[k..e] {
+                        glyph(out, r, Some(style));
                     }
-                    style_attrs(out, &run[k].style);
+                } else {
+                    out.push_str("<tspan");
+                    style_attrs(out, style);
                     out.push('>');
-                }
-                for r in &run[k..e] {
-                    push_text(out, &r.text);
-                }
-                if !plain {
+                    for r in &run[k..e] {
+                        glyph(out, r, None);
+                    }
                     out.push_str("</tspan>");
                 }
                 k = e;
@@ -674,7 +671,14 @@ impl<'a> Painter<'a> {
             close_link(out, &g.link);
             i = j;
         }
+        out.push_str("</g>");
         css
+    }
+
+    /// px per text-layer unit (see [`TEXT_UNITS_PER_CELL`]), rounded as the SVG writes it
+    /// (two decimals), so that positions divided by it land where they belong.
+    fn text_scale(&self) -> f32 {
+        ((self.layout.cell.width / TEXT_UNITS_PER_CELL * 100.0).round() / 100.0).max(0.01)
     }
 
     fn family_stack(&self, family: &str) -> String {
@@ -705,13 +709,16 @@ impl<'a> Painter<'a> {
         }
         if let Some(size) = s.size {
             css.push_str("font-size:");
-            push_num(&mut css, size as f32 / 100.0);
+            push_num(&mut css, size as f32 / 100.0 / self.text_scale());
             css.push_str("px;");
         }
         css.pop();
         css
     }
 
+    /// A one-off style as presentation attributes. Only ever on a `<tspan>`: the stylesheet's
+    /// `text{…}` rule selects `<text>` elements, where it would beat presentation attributes
+    /// (Chromium, Firefox); a `<tspan>` only inherits it, and its own attributes win.
     fn style_attrs(&self, out: &mut String, s: &TextStyle) {
         if s.fill != self.palette.foreground {
             out.push_str(" fill=\"");
@@ -731,7 +738,7 @@ impl<'a> Painter<'a> {
         }
         if let Some(size) = s.size {
             out.push_str(" font-size=\"");
-            push_num(out, size as f32 / 100.0);
+            push_num(out, size as f32 / 100.0 / self.text_scale());
             out.push('"');
         }
     }
