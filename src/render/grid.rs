@@ -1,5 +1,6 @@
-//! Painting the grid: merged cell backgrounds, box-drawing geometry, text with per-character x
-//! positions, decorations (underline styles, strikethrough), OSC 8 links and the cursor.
+//! Painting the grid: merged cell backgrounds, box-drawing geometry, text with an x of its own
+//! per glyph (see the `render` module doc for why), decorations (underline styles,
+//! strikethrough), OSC 8 links and the cursor.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -51,6 +52,36 @@ enum Deco {
     Dashed,
 }
 
+/// One cell's decoration, px: from `x`, `w` wide, at `y` (a rectangle's top, a line's or a
+/// wave's axis); `h` is a rectangle's height or a wave's amplitude (0 for a line).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct DecoSeg {
+    x: f32,
+    y: f32,
+    w: f32,
+    h: f32,
+}
+
+impl DecoSeg {
+    fn new(x: f32, y: f32, w: f32, h: f32) -> DecoSeg {
+        DecoSeg { x, y, w, h }
+    }
+
+    /// `sorted` (by y, then x) with the segments that continue one another on one line joined.
+    fn merged(sorted: &[DecoSeg]) -> Vec<DecoSeg> {
+        let mut out: Vec<DecoSeg> = Vec::new();
+        for s in sorted {
+            match out.last_mut() {
+                Some(p) if p.y == s.y && p.h == s.h && (p.x + p.w - s.x).abs() < 0.01 => {
+                    p.w = s.x + s.w - p.x;
+                }
+                _ => out.push(*s),
+            }
+        }
+        out
+    }
+}
+
 /// The drawing of a screen's grid.
 pub struct Painted {
     /// SVG elements of the grid.
@@ -76,7 +107,7 @@ pub struct Painter<'a> {
     backgrounds: BTreeMap<Rgb, Vec<(usize, usize, usize)>>,
     /// Per (colour, alpha %): path data of geometric glyphs.
     shapes: BTreeMap<(Rgb, u8), String>,
-    decorations: BTreeMap<(Rgb, Deco), String>,
+    decorations: BTreeMap<(Rgb, Deco), Vec<DecoSeg>>,
     /// Cursor overlays (non-block shapes): colour and path data.
     cursor: Option<(Rgb, String)>,
     /// Masked cells (`Cell::masked`): (drawn row, first col, end col) runs.
@@ -326,61 +357,28 @@ impl<'a> Painter<'a> {
                 .underline_color
                 .map(|c| self.palette.fg(c, false))
                 .unwrap_or(fg);
-            let (kind, d) = match cell.underline {
-                Underline::Single => (Deco::Solid, rect_d(x, under_y, w, t)),
-                Underline::Double => {
-                    let mut d = rect_d(x, under_y - t, w, t);
-                    rect_path(&mut d, x, under_y + t, w, t);
-                    (Deco::Solid, d)
-                }
-                Underline::Curly => {
-                    // One wave period per cell: up then down, smooth quadratic curves.
-                    let mut d = String::from("M");
-                    push_num(&mut d, x);
-                    d.push(' ');
-                    push_num(&mut d, under_y);
-                    let half = w / 2.0;
-                    let amp = (cm.font_size * 0.1).max(1.0);
-                    d.push('q');
-                    push_num(&mut d, half / 2.0);
-                    d.push(' ');
-                    push_num(&mut d, -amp);
-                    d.push(' ');
-                    push_num(&mut d, half);
-                    d.push_str(" 0t");
-                    push_num(&mut d, half);
-                    d.push_str(" 0");
-                    (Deco::Curly, d)
-                }
-                Underline::Dotted | Underline::Dashed => {
-                    let mut d = String::from("M");
-                    push_num(&mut d, x);
-                    d.push(' ');
-                    push_num(&mut d, under_y + t / 2.0);
-                    d.push('h');
-                    push_num(&mut d, w);
-                    (
-                        if cell.underline == Underline::Dotted {
-                            Deco::Dotted
-                        } else {
-                            Deco::Dashed
-                        },
-                        d,
-                    )
-                }
-                Underline::None => unreachable!(),
+            let amp = (cm.font_size * 0.1).max(1.0);
+            let mut add = |kind: Deco, seg: DecoSeg| {
+                self.decorations.entry((color, kind)).or_default().push(seg)
             };
-            self.decorations
-                .entry((color, kind))
-                .or_default()
-                .push_str(&d);
+            match cell.underline {
+                Underline::Single => add(Deco::Solid, DecoSeg::new(x, under_y, w, t)),
+                Underline::Double => {
+                    add(Deco::Solid, DecoSeg::new(x, under_y - t, w, t));
+                    add(Deco::Solid, DecoSeg::new(x, under_y + t, w, t));
+                }
+                Underline::Curly => add(Deco::Curly, DecoSeg::new(x, under_y, w, amp)),
+                Underline::Dotted => add(Deco::Dotted, DecoSeg::new(x, under_y + t / 2.0, w, 0.0)),
+                Underline::Dashed => add(Deco::Dashed, DecoSeg::new(x, under_y + t / 2.0, w, 0.0)),
+                Underline::None => unreachable!(),
+            }
         }
         if cell.strikethrough {
             let sy = y + cm.baseline - (cm.font_size * 0.3).round();
             self.decorations
                 .entry((fg, Deco::Solid))
                 .or_default()
-                .push_str(&rect_d(x, sy, w, t));
+                .push(DecoSeg::new(x, sy, w, t));
         }
     }
 
@@ -501,9 +499,12 @@ impl<'a> Painter<'a> {
         out.push_str("\"/>");
     }
 
+    /// One path per decoration colour and kind. The cells' segments are merged where they
+    /// touch on one line: a run of underlined cells is one rectangle (or one line, or one
+    /// subpath of waves, one period per cell), not one per cell.
     fn write_decorations(&self, out: &mut String) {
         let t = (self.layout.cell.font_size / 14.0).max(1.0);
-        for ((rgb, kind), d) in &self.decorations {
+        for ((rgb, kind), segs) in &self.decorations {
             out.push_str("<path ");
             match kind {
                 Deco::Solid => {
@@ -531,7 +532,49 @@ impl<'a> Painter<'a> {
                 }
             }
             out.push_str("\" d=\"");
-            out.push_str(d);
+            let mut segs = segs.clone();
+            segs.sort_by(|a, b| a.y.total_cmp(&b.y).then(a.x.total_cmp(&b.x)));
+            match kind {
+                Deco::Curly => {
+                    let mut end: Option<(f32, f32)> = None;
+                    for s in &segs {
+                        let continues =
+                            end.is_some_and(|(ex, ey)| ey == s.y && (ex - s.x).abs() < 0.01);
+                        if !continues {
+                            out.push('M');
+                            push_num(out, s.x);
+                            out.push(' ');
+                            push_num(out, s.y);
+                        }
+                        // One wave period: up then down, smooth quadratic curves.
+                        let half = s.w / 2.0;
+                        out.push('q');
+                        push_num(out, half / 2.0);
+                        out.push(' ');
+                        push_num(out, -s.h);
+                        out.push(' ');
+                        push_num(out, half);
+                        out.push_str(" 0t");
+                        push_num(out, half);
+                        out.push_str(" 0");
+                        end = Some((s.x + s.w, s.y));
+                    }
+                }
+                _ => {
+                    for s in DecoSeg::merged(&segs) {
+                        if *kind == Deco::Solid {
+                            rect_path(out, s.x, s.y, s.w, s.h);
+                        } else {
+                            out.push('M');
+                            push_num(out, s.x);
+                            out.push(' ');
+                            push_num(out, s.y);
+                            out.push('h');
+                            push_num(out, s.w);
+                        }
+                    }
+                }
+            }
             out.push_str("\"/>");
         }
     }
@@ -779,12 +822,6 @@ pub(super) fn class_name(mut n: usize) -> String {
     }
     s.reverse();
     String::from_utf8(s).unwrap_or_default()
-}
-
-fn rect_d(x: f32, y: f32, w: f32, h: f32) -> String {
-    let mut d = String::new();
-    rect_path(&mut d, x, y, w, h);
-    d
 }
 
 /// Appends a closed rectangle subpath `M x y h w v h h -w z`.
