@@ -320,10 +320,19 @@ fn text_mode_embeds_the_fallback_faces_it_uses() {
         "a subset, not the 5 MB face: {}",
         font.len()
     );
-    // The ideographs' style names the family the rule declares, first in its stack.
+    // The ideographs' style (one run: presentation attributes on their <tspan>) names the
+    // family the rule declares, first in its stack.
+    let parsed = doc(&case.svg);
+    let ideographs = parsed
+        .descendants()
+        .find(|n| n.has_tag_name("tspan") && n.text() == Some("你"))
+        .expect("a <tspan> starting with 你");
     assert!(
-        css.contains("{font-family:\"WenQuanYi Micro Hei\",\"JetBrains Mono\""),
-        "{css:.300}"
+        ideographs
+            .attribute("font-family")
+            .is_some_and(|f| f.starts_with("\"WenQuanYi Micro Hei\",\"JetBrains Mono\"")),
+        "{:?}",
+        ideographs.attributes().collect::<Vec<_>>()
     );
 }
 

@@ -82,6 +82,78 @@ impl DecoSeg {
     }
 }
 
+/// Path data of geometric glyphs of one colour. A rectangle that continues the last one to
+/// the right (same top and bottom) is merged into it: a run of `─` is one rectangle.
+#[derive(Debug, Default)]
+struct Shapes {
+    d: String,
+    /// The last subpath of `d` when it is a rectangle: where it starts in `d`, and its
+    /// x0, y0, x1, y1.
+    last_rect: Option<(usize, [f32; 4])>,
+}
+
+impl Shapes {
+    /// Appends the path data `d` (subpaths `M…Z` as `geometry::draw` writes them).
+    fn push(&mut self, d: &str) {
+        let mut rest = d;
+        while !rest.is_empty() {
+            let end = rest[1..].find('M').map_or(rest.len(), |i| i + 1);
+            let (sub, tail) = rest.split_at(end);
+            rest = tail;
+            let Some(r) = parse_rect(sub) else {
+                self.d.push_str(sub);
+                self.last_rect = None;
+                continue;
+            };
+            match self.last_rect {
+                Some((at, p)) if p[1] == r[1] && p[3] == r[3] && (p[2] - r[0]).abs() < 0.01 => {
+                    let merged = [p[0], p[1], r[2], p[3]];
+                    self.d.truncate(at);
+                    push_rect_abs(&mut self.d, merged);
+                    self.last_rect = Some((at, merged));
+                }
+                _ => {
+                    let at = self.d.len();
+                    self.d.push_str(sub);
+                    self.last_rect = Some((at, r));
+                }
+            }
+        }
+    }
+}
+
+/// `Mx0 y0Hx1Vy1Hx0Z` (a rectangle as `geometry` writes it) as [x0, y0, x1, y1].
+fn parse_rect(sub: &str) -> Option<[f32; 4]> {
+    let body = sub.strip_prefix('M')?.strip_suffix('Z')?;
+    let (start, rest) = body.split_once('H')?;
+    let (x0, y0) = start.split_once(' ')?;
+    let (x1, rest) = rest.split_once('V')?;
+    let (y1, back) = rest.split_once('H')?;
+    if back != x0 {
+        return None;
+    }
+    Some([
+        x0.parse().ok()?,
+        y0.parse().ok()?,
+        x1.parse().ok()?,
+        y1.parse().ok()?,
+    ])
+}
+
+fn push_rect_abs(d: &mut String, r: [f32; 4]) {
+    d.push('M');
+    push_num(d, r[0]);
+    d.push(' ');
+    push_num(d, r[1]);
+    d.push('H');
+    push_num(d, r[2]);
+    d.push('V');
+    push_num(d, r[3]);
+    d.push('H');
+    push_num(d, r[0]);
+    d.push('Z');
+}
+
 /// The drawing of a screen's grid.
 pub struct Painted {
     /// SVG elements of the grid.
@@ -106,7 +178,7 @@ pub struct Painter<'a> {
     /// Per background colour: (drawn row, first col, end col) runs.
     backgrounds: BTreeMap<Rgb, Vec<(usize, usize, usize)>>,
     /// Per (colour, alpha %): path data of geometric glyphs.
-    shapes: BTreeMap<(Rgb, u8), String>,
+    shapes: BTreeMap<(Rgb, u8), Shapes>,
     decorations: BTreeMap<(Rgb, Deco), Vec<DecoSeg>>,
     /// Cursor overlays (non-block shapes): colour and path data.
     cursor: Option<(Rgb, String)>,
@@ -280,11 +352,9 @@ impl<'a> Painter<'a> {
         let first = chars.next().unwrap_or(' ');
         let single = chars.next().is_none();
         if single && geometry::covers(first) {
-            let entry = |alpha: u8, d: &str, shapes: &mut BTreeMap<(Rgb, u8), String>| {
-                shapes.entry((fg, alpha)).or_default().push_str(d);
-            };
+            let shapes = &mut self.shapes;
             geometry::draw(first, x, y, w, cm.height, &mut |alpha, d| {
-                entry(alpha, d, &mut self.shapes)
+                shapes.entry((fg, alpha)).or_default().push(d)
             });
             return;
         }
@@ -386,7 +456,7 @@ impl<'a> Painter<'a> {
     pub fn finish(mut self) -> Painted {
         let mut out = String::new();
         self.write_backgrounds(&mut out);
-        for ((rgb, alpha), d) in &self.shapes {
+        for ((rgb, alpha), Shapes { d, .. }) in &self.shapes {
             out.push_str("<path fill=\"");
             out.push_str(&rgb.to_hex());
             if *alpha < 100 {
@@ -582,9 +652,11 @@ impl<'a> Painter<'a> {
     /// Text elements; returns the CSS of the classes they use.
     ///
     /// Structure (see the module doc for why): one `<text y>` per row (or per link run within
-    /// it); inside it, every glyph is a `<tspan x>` of its own, so each viewer places it at its
-    /// column whatever font it draws with; consecutive glyphs of one style share a styling
-    /// `<tspan>` around theirs (a lone glyph carries its style itself). A style used by more
+    /// it); inside it, every glyph has an x of its own, so each viewer places it at its column
+    /// whatever font it draws with: a `<tspan x>` per glyph, except that an element's own x
+    /// places its first character, so the `<text>` carries the x of a plain first glyph, and
+    /// the styling `<tspan>` that consecutive glyphs of one style share carries the first one's
+    /// (a lone styled glyph is a `<tspan x>` with its style). A style used by more
     /// than one element is a class, a one-off one presentation attributes on its `<tspan>`
     /// (see [`Painter::style_attrs`]): both beat the stylesheet's `text{…}` defaults in every
     /// viewer, which presentation attributes on a `<text>` would not.
@@ -638,9 +710,10 @@ impl<'a> Painter<'a> {
                 self.style_attrs(out, style);
             }
         };
+        let x_of = |g: &Glyph| (g.x - self.layout.grid_x) / self.text_scale();
         let glyph = |out: &mut String, g: &Glyph, style: Option<&TextStyle>| {
             out.push_str("<tspan x=\"");
-            push_num(out, (g.x - self.layout.grid_x) / self.text_scale());
+            push_num(out, x_of(g));
             out.push('"');
             if let Some(style) = style {
                 style_attrs(out, style);
@@ -686,9 +759,20 @@ impl<'a> Painter<'a> {
                 out,
                 (self.layout.row_y(g.row) + self.layout.cell.baseline - gy) / scale,
             );
-            out.push_str("\">");
+            out.push('"');
             let run = &self.glyphs[i..j];
+            // An element's own x places its first character: the first glyph of the row (when
+            // plain) or of a styled segment needs no <tspan> of its own.
             let mut k = 0;
+            if run[0].style == default {
+                out.push_str(" x=\"");
+                push_num(out, x_of(&run[0]));
+                out.push_str("\">");
+                push_text(out, &run[0].text);
+                k = 1;
+            } else {
+                out.push('>');
+            }
             while k < run.len() {
                 let mut e = k + 1;
                 while e < run.len() && run[e].style == run[k].style {
@@ -700,10 +784,13 @@ impl<'a> Painter<'a> {
                         glyph(out, r, Some(style));
                     }
                 } else {
-                    out.push_str("<tspan");
+                    out.push_str("<tspan x=\"");
+                    push_num(out, x_of(&run[k]));
+                    out.push('"');
                     style_attrs(out, style);
                     out.push('>');
-                    for r in &run[k..e] {
+                    push_text(out, &run[k].text);
+                    for r in &run[k + 1..e] {
                         glyph(out, r, None);
                     }
                     out.push_str("</tspan>");
@@ -850,6 +937,25 @@ mod tests {
         assert_eq!(class_name(26), "BA");
         let names: BTreeSet<String> = (0..1000).map(class_name).collect();
         assert_eq!(names.len(), 1000);
+    }
+
+    #[test]
+    fn touching_rectangles_of_one_colour_merge() {
+        let mut s = Shapes::default();
+        s.push("M0 8.48H8.4V9.52H0Z");
+        s.push("M8.4 8.48H16.8V9.52H8.4Z");
+        s.push("M16.8 8.48H25.2V9.52H16.8ZM20 0H21V18H20Z");
+        s.push("M30 8.48H31V9.52H30Z");
+        assert_eq!(
+            s.d,
+            "M0 8.48H25.2V9.52H0ZM20 0H21V18H20ZM30 8.48H31V9.52H30Z"
+        );
+        let mut t = Shapes::default();
+        t.push("M0 0H8.4V18H0Z");
+        t.push("M8.4 1H16.8V18H8.4Z");
+        t.push("M0 0L4 4Z");
+        t.push("M4 0H5V1H4Z");
+        assert_eq!(t.d, "M0 0H8.4V18H0ZM8.4 1H16.8V18H8.4ZM0 0L4 4ZM4 0H5V1H4Z");
     }
 
     #[test]
