@@ -755,10 +755,11 @@ impl<'a> Painter<'a> {
             }
             self.open_link(out, &g.link);
             out.push_str("<text y=\"");
-            push_num(
-                out,
-                (self.layout.row_y(g.row) + self.layout.cell.baseline - gy) / scale,
-            );
+            // Four decimals: a row's baseline in text-layer units is rarely round (18 px rows
+            // at 1.4 px a unit), and two would put it up to 0.007 px off its row.
+            let y = (self.layout.row_y(g.row) + self.layout.cell.baseline - gy) / scale;
+            let y = format!("{:.4}", (y * 10_000.0).round() / 10_000.0);
+            out.push_str(y.trim_end_matches('0').trim_end_matches('.'));
             out.push('"');
             let run = &self.glyphs[i..j];
             // An element's own x places its first character: the first glyph of the row (when

@@ -196,6 +196,23 @@ pub fn glyphs(svg: &str) -> Vec<PlacedGlyph> {
     out
 }
 
+/// The text an SVG draws: the characters of each `<text>` element in document order (one line
+/// per element). What a search of the picture's text finds, where the SVG source, with an
+/// element per glyph, holds no word in one piece.
+pub fn svg_text(svg: &str) -> String {
+    let doc = roxmltree::Document::parse(svg).expect("well-formed SVG");
+    doc.descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .map(|t| {
+            t.descendants()
+                .filter(|d| d.is_text())
+                .filter_map(|d| d.text())
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// `translate(x[ y])` followed by an optional `scale(s)` (what the renderer writes on groups):
 /// (x, y, s).
 fn parse_transform(t: &str) -> (f32, f32, f32) {
