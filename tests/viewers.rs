@@ -1462,8 +1462,8 @@ fn misplaced_ink(svg: &str, cols: usize, img: &Image) -> Vec<String> {
 /// (one x list per row, which librsvg reads only the first value of) draws in rsvg-convert.
 fn without_per_glyph_x(svg: &str) -> String {
     let tspan_x = regex::Regex::new(r#"(<tspan\b[^>]*?) x="[^"]*""#).unwrap();
-    let text = regex::Regex::new(r#"<text y=""#).unwrap();
-    text.replace_all(&tspan_x.replace_all(svg, "$1"), r#"<text x="0" y=""#)
+    let text = regex::Regex::new(r#"<text y="([^"]*)"(?: x="[^"]*")?"#).unwrap();
+    text.replace_all(&tspan_x.replace_all(svg, "$1"), r#"<text x="0" y="$1""#)
         .into_owned()
 }
 
