@@ -5,8 +5,9 @@
 //! rasterised at 1× by four viewers: resvg (the bundled fonts loaded, as tests/common does),
 //! Chromium headless with the SVG loaded as a document (in an `<iframe>`, which draws exactly
 //! what opening the SVG as the page itself draws: checked on [`DIRECT_SAMPLES`]), Chromium
-//! headless with the SVG inside an `<img>`, and rsvg-convert. Chromium takes one screenshot per
-//! batch page of SVGs (a second each on this 2-core machine, so not one per SVG). The checks:
+//! headless with the SVG inside an `<img>`, and rsvg-convert; and by rsvg-convert once more
+//! with only a proportional font. Chromium takes one screenshot per batch page of SVGs (a
+//! second each on this 2-core machine, so not one per SVG). The checks:
 //!
 //! - In every viewer, glyph ink stays inside its cells: a grid cell that holds no glyph and that
 //!   the glyph-free SVG paints uniformly keeps exactly that paint, bar a 1 px anti-aliasing
@@ -22,8 +23,11 @@
 //!   agree; the embedded font's glyphs agree with resvg drawing the SVG without `@font-face`,
 //!   and not with resvg proper. Emoji (drawn from a monochrome font) and Nerd Fonts icons (no
 //!   icon font unless installed): reported only.
-//! - rsvg-convert whose only font is a proportional one keeps every glyph in its column, and
-//!   the same SVGs without per-glyph positions do not (the check sees drift).
+//! - rsvg-convert whose only font is a proportional one (a fontconfig with one font dir, DejaVu
+//!   Sans): every case of the matrix draws as resvg draws it with that font alone (resvg
+//!   honours every `x`), glyph ink included, so every glyph is in its column; without
+//!   per-glyph positions 70 % of the glyph ink is far off (the control). Runs of glyphs
+//!   narrower than a cell in that font keep their ink in their own cells.
 //! - Fallback faces (one-cell symbols shrunk to their cell, CJK, icons from the bundled icon
 //!   face) keep their ink in their cells in every viewer: their per-glyph `font-family` and
 //!   `font-size` win over the stylesheet's defaults in Chromium too.
@@ -642,6 +646,10 @@ struct Rendered {
     /// resvg's raster of [`as_rsvg_convert_draws_text`].
     fallback: Image,
     views: Vec<(Viewer, Image)>,
+    /// rsvg-convert whose only font is DejaVu Sans ([`write_font_poor_fontconfig`]), and resvg
+    /// drawing the SVG without `@font-face` with DejaVu Sans only (it places every glyph at
+    /// its `x`).
+    font_poor: (Image, Image),
 }
 
 impl Rendered {
@@ -684,6 +692,7 @@ fn build_matrix() -> Matrix {
     require_viewers();
     let work = tempdir();
     let fontconfig = write_fontconfig(work.path());
+    let font_poor = write_font_poor_fontconfig(work.path());
     let mut jobs = Vec::new();
     for &mode in MODES {
         for i in inputs() {
@@ -781,6 +790,9 @@ fn build_matrix() -> Matrix {
             let resvg = Image::over_white(&raster(&j.svg, 1.0));
             let reference = Image::over_white(&raster(&strip_glyphs(&j.svg), 1.0));
             let fallback = Image::over_white(&raster(&as_rsvg_convert_draws_text(&j.svg), 1.0));
+            let poor = rsvg_convert(&j.file, &j.file.with_extension("poor.png"), &font_poor);
+            let poor_reference =
+                Image::over_white(&raster_with(&strip_font_faces(&j.svg), 1.0, font_poor_db()));
             let grid = j.cols.map(|c| Grid::of(&j.svg, c));
             let (glyphs, chrome_text) = grid
                 .as_ref()
@@ -808,6 +820,7 @@ fn build_matrix() -> Matrix {
                 reference,
                 fallback,
                 views,
+                font_poor: (poor, poor_reference),
             }
         })
         .collect();
@@ -1304,6 +1317,61 @@ fn rsvg_convert_differs_from_resvg_only_in_text_mode_glyph_shapes() {
     report("rsvg-convert against resvg", failures, m);
 }
 
+/// rsvg-convert whose only font is proportional (DejaVu Sans) places every glyph where resvg,
+/// which honours every `x`, draws it with that font: over the whole picture bar the frame
+/// labels, and over the glyphs it has (not CJK, emoji or icons, which each draws its own way
+/// without a font for them).
+#[test]
+fn rsvg_convert_with_only_a_proportional_font_draws_glyphs_in_their_columns() {
+    let m = matrix();
+    let mut failures = Vec::new();
+    for r in cases(m) {
+        let (rsvg, reference) = &r.font_poor;
+        let labels = label_pixels(r);
+        let others = glyph_pixels(r, |g| !g.text.is_ascii());
+        let whole = agreement(
+            rsvg,
+            reference,
+            all_pixels(rsvg).filter(|p| !labels.contains(p) && !others.contains(p)),
+        );
+        let ascii: HashSet<(u32, u32)> = glyph_pixels(r, |g| g.text.is_ascii())
+            .difference(&others)
+            .copied()
+            .collect();
+        let ink = ink_agreement(rsvg, reference, &r.reference, ascii.iter().copied());
+        eprintln!("font-poor {:<26} whole {whole}; glyph ink {ink}", r.label());
+        if whole.fraction() > WHOLE_MAX_FAR || ink.fraction() > SAME_DRAWING_MAX_FAR {
+            failures.push(Failure {
+                label: r.label(),
+                message: format!(
+                    "rsvg-convert with DejaVu Sans only against resvg with it: whole {whole}, \
+                     glyph ink {ink}"
+                ),
+            });
+        }
+    }
+    // The control: without per-glyph positions, the same check sees the drift.
+    let work = tempdir();
+    let fontconfig = write_font_poor_fontconfig(work.path());
+    for name in ["rc12_rainbow", "font_styles"] {
+        let r = cases(m)
+            .find(|r| r.name == name && r.mode == "text")
+            .unwrap();
+        let file = work.path().join(format!("{name}.svg"));
+        std::fs::write(&file, without_per_glyph_x(&r.svg)).unwrap();
+        let rsvg = rsvg_convert(&file, &file.with_extension("png"), &fontconfig);
+        let ascii = glyph_pixels(r, |g| g.text.is_ascii());
+        let ink = ink_agreement(&rsvg, &r.font_poor.1, &r.reference, ascii.iter().copied());
+        eprintln!("font-poor {name}[text] without per-glyph x: glyph ink {ink}");
+        assert!(
+            ink.fraction() >= OTHER_FONT_MIN_FAR,
+            "{name}: without per-glyph x rsvg-convert still agrees ({ink}): the check cannot \
+             see drift"
+        );
+    }
+    report("rsvg-convert with only a proportional font", failures, m);
+}
+
 /// The embedded subsets pass the OpenType Sanitizer (ots-sanitize, the checker Chromium and
 /// Firefox run on every web font), and Chromium draws with them.
 #[test]
@@ -1384,19 +1452,49 @@ fn embedded_fonts_pass_the_sanitizer_and_chromium_draws_with_them() {
 // ---------------------------------------------------------------------------------------------
 // rsvg-convert on a machine with one proportional font
 
-/// A fontconfig setup whose only font is DejaVu Sans, a proportional face (Debian's
-/// `fonts-dejavu-core`): every glyph rsvg-convert draws has that face's own advance, so a glyph
+/// The four styles of DejaVu Sans (Debian's `fonts-dejavu-core` and `fonts-dejavu-extra`).
+fn font_poor_faces() -> Vec<PathBuf> {
+    ["", "-Bold", "-Oblique", "-BoldOblique"]
+        .iter()
+        .map(|s| {
+            let p = PathBuf::from(format!(
+                "/usr/share/fonts/truetype/dejavu/DejaVuSans{s}.ttf"
+            ));
+            assert!(
+                p.is_file(),
+                "{} missing: the viewer tests need Debian's fonts-dejavu-core and -extra",
+                p.display()
+            );
+            p
+        })
+        .collect()
+}
+
+/// resvg's fonts for the drawing rsvg-convert makes with [`write_font_poor_fontconfig`]:
+/// DejaVu Sans alone, for every generic family too.
+fn font_poor_db() -> std::sync::Arc<resvg::usvg::fontdb::Database> {
+    static DB: OnceLock<std::sync::Arc<resvg::usvg::fontdb::Database>> = OnceLock::new();
+    DB.get_or_init(|| {
+        let mut db = resvg::usvg::fontdb::Database::new();
+        for face in font_poor_faces() {
+            db.load_font_file(face).unwrap();
+        }
+        db.set_monospace_family("DejaVu Sans");
+        db.set_sans_serif_family("DejaVu Sans");
+        db.set_serif_family("DejaVu Sans");
+        std::sync::Arc::new(db)
+    })
+    .clone()
+}
+
+/// A fontconfig setup whose only font is DejaVu Sans (four styles), a proportional face: every glyph rsvg-convert draws has that face's own advance, so a glyph
 /// stays in its column only if the SVG places it there itself.
 fn write_font_poor_fontconfig(dir: &Path) -> PathBuf {
     let fonts = dir.join("fonts");
     std::fs::create_dir_all(&fonts).unwrap();
-    let face = Path::new("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf");
-    assert!(
-        face.is_file(),
-        "{} missing: the viewer tests need Debian's fonts-dejavu-core",
-        face.display()
-    );
-    std::fs::copy(face, fonts.join("DejaVuSans.ttf")).unwrap();
+    for face in font_poor_faces() {
+        std::fs::copy(&face, fonts.join(face.file_name().unwrap())).unwrap();
+    }
     let path = dir.join("font-poor.conf");
     std::fs::write(
         &path,

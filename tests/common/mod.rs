@@ -306,7 +306,8 @@ pub fn raster_without_fonts(svg: &str, zoom: f32) -> tiny_skia::Pixmap {
     raster_with(svg, zoom, Arc::new(fontdb::Database::new()))
 }
 
-fn raster_with(svg: &str, zoom: f32, fontdb: Arc<fontdb::Database>) -> tiny_skia::Pixmap {
+/// Rasterises `svg` at `zoom` with resvg and the fonts of `fontdb` only.
+pub fn raster_with(svg: &str, zoom: f32, fontdb: Arc<fontdb::Database>) -> tiny_skia::Pixmap {
     let opts = usvg::Options {
         fontdb,
         ..usvg::Options::default()
