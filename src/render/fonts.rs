@@ -102,7 +102,9 @@ pub struct Resolved {
     /// Real family name of the face that covers the cluster (the first family name fontdb
     /// reports for it); [`BUNDLED_FAMILY`] when nothing covers it.
     pub family: String,
-    /// True when that face is a bundled one (also when nothing covers the cluster).
+    /// True when that face is one of the bundled JetBrains Mono faces (also when nothing
+    /// covers the cluster); false for a system face and for the bundled icon face, which the
+    /// text names by family like any fallback.
     pub bundled: bool,
     /// Advance of the shaped cluster, em. When nothing covers it: the cluster's width in cells
     /// times [`Metrics::advance`].
@@ -485,7 +487,8 @@ impl Fonts {
     }
 
     /// Bundled faces only (JetBrains Mono and the icon face), and system fonts are never
-    /// loaded: clusters the bundled faces do not cover resolve with `found == false`. For tests and offline, reproducible output.
+    /// loaded: clusters the bundled faces do not cover resolve with `found == false`. For
+    /// tests and offline, reproducible output.
     pub fn bundled_only() -> Fonts {
         Fonts::build(false)
     }
