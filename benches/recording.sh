@@ -8,22 +8,24 @@
 #     svg-term     svg-term-cli (npm), svg-term --in gen.cast
 #     termtosvg    termtosvg (PyPI), termtosvg render gen.cast
 #
-#   and as GIF by us (agg, asciinema's GIF tool, is not on a registry this script uses). Then
-#   the same recording at 10× the events (10× as long) through ours, to show that frame
+#   and as GIF by us and, given AGG=<path to an agg binary>, by agg (asciinema's GIF tool; it
+#   is on no registry, so build it from its own repository yourself; run at our 12 fps cap).
+#   Then the same recording at 10× the events (10× as long) through ours, to show that frame
 #   derivation and rendering grow linearly with the events.
 #
 #   Targets (issue 12): our bytes ≤ 0.5× svg-term's and ≤ 0.7× termtosvg's; our wall time
 #   ≤ 0.1× svg-term's.
 #
-# Usage: bash benches/recording.sh
-# Knobs: RUNS (timed runs per tool, median reported; 3), TOOLS ("ours svg-term termtosvg").
+# Usage: bash benches/recording.sh            (AGG=/path/to/agg bash benches/recording.sh)
+# Knobs: RUNS (timed runs per tool, median reported; 3), TOOLS ("ours svg-term termtosvg",
+# plus "agg" when AGG is set).
 #
 # Installs svg-term-cli and termtosvg under target/bench-tools/ on first use (npm, pip).
 # The machine is shared: treat the figures as rough and compare the columns of one run.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 RUNS=${RUNS:-3}
-TOOLS=${TOOLS:-"ours svg-term termtosvg"}
+TOOLS=${TOOLS:-"ours svg-term termtosvg${AGG:+ agg}"}
 target=${CARGO_TARGET_DIR:-target}
 tools="$target/bench-tools"
 work=$(mktemp -d)
@@ -109,6 +111,9 @@ for tool in $TOOLS; do
     termtosvg)
         run "termtosvg" "$work/termtosvg.svg" "$tools/py/bin/termtosvg" render "$work/gen.cast" "$work/termtosvg.svg"
         ;;
+    agg)
+        run "agg (GIF)" "$work/agg.gif" "${AGG:?set AGG to an agg binary}" --fps-cap 12 "$work/gen.cast" "$work/agg.gif"
+        ;;
     esac
 done
 echo
@@ -120,6 +125,10 @@ if [[ -n "${bytes[svg-term-cli]:-}" ]]; then
 fi
 if [[ -n "${bytes[termtosvg]:-}" ]]; then
     echo "bytes ours/termtosvg: $(ratio "${bytes[$o]}" "${bytes[termtosvg]}")  (target ≤ 0.7)"
+fi
+if [[ -n "${bytes[agg (GIF)]:-}" && -n "${bytes[ours (GIF)]:-}" ]]; then
+    echo "GIF bytes ours/agg:   $(ratio "${bytes[ours (GIF)]}" "${bytes[agg (GIF)]}")"
+    echo "GIF time  ours/agg:   $(ratio "${ms[ours (GIF)]}" "${ms[agg (GIF)]}")"
 fi
 if [[ -n "${ms[ours 10× (animated SVG)]:-}" ]]; then
     echo "time  10×/1×:         $(ratio "${ms[ours 10× (animated SVG)]}" "${ms[$o]}")  (linear: about 10)"

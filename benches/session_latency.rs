@@ -87,6 +87,7 @@ fn round_trip(id: &str, token: &str) -> Option<Duration> {
     let sent = client::request(&Request::Send {
         id: id.into(),
         inputs: vec![Input::Text(token.to_string()), Input::Keys("Enter".into())],
+        gap_ms: None,
     })
     .expect("send");
     let version = sent["version"].as_u64().expect("version in the send reply");

@@ -9,6 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::render::{
@@ -16,12 +17,14 @@ use crate::render::{
 };
 use crate::term::Rgb;
 
+mod compat;
+
 macro_rules! overlay_fields {
     ($base:expr, $top:expr, $($f:ident),*) => { $( if $top.$f.is_some() { $base.$f = $top.$f.clone(); } )* };
 }
 
 /// Terminal size options.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct TerminalOptions {
     /// Columns, 1–500.
@@ -36,9 +39,11 @@ pub struct TerminalOptions {
     pub scrollback: Option<u32>,
 }
 
-/// Appearance options (the `capture` flags as data).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+/// Appearance options (the `capture` flags as data). Written as our flat keys; `font`,
+/// `size` and `header` also take the original's maps (`font: {family, size}`,
+/// `size: {width, height}`, `header: {text, with-command, prompt}`), read into the flat keys.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", try_from = "compat::AppearanceInput")]
 pub struct AppearanceOptions {
     /// Theme ids or theme files, later wins (`-t`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -100,7 +105,7 @@ pub struct AppearanceOptions {
 }
 
 /// The `options:` block of a config file or scenario document.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct Options {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -110,24 +115,152 @@ pub struct Options {
     /// `render:` (masking), as in the original's config document.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub render: Option<RenderOptions>,
-    /// `capture:` (crop), as in the original's config document.
+    /// `capture:` (crop, mode, image, video), as in the original's config document.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub capture: Option<CaptureOptions>,
+    /// `environment:` (the colour variables and CI variables of the child), as in the
+    /// original's config document.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub environment: Option<EnvironmentOptions>,
+    /// `interactive:` of the original's config document: read and checked, no effect here
+    /// (there is no interactive capture).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interactive: Option<InteractiveOptions>,
+    /// `live-server:` of the original's config document: read and checked, no effect here
+    /// (there is no live server).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub live_server: Option<LiveServerOptions>,
+    /// `converter:` of the original's config document: read and checked, no effect here
+    /// (raster output is always drawn by the built-in resvg).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub converter: Option<ConverterOptions>,
+}
+
+/// `environment:` (shared/spec/console2svg-contract.md, "Config document").
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct EnvironmentOptions {
+    /// `overwrite` (default) sets TERM=xterm-256color, COLORTERM=truecolor, FORCE_COLOR=3;
+    /// `preserve` leaves them as they are (`--no-colorenv`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub color: Option<ColorPolicy>,
+    /// `strip` (default) removes CI and TF_BUILD; `preserve` keeps them (`--no-delete-envs`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ci: Option<CiPolicy>,
+}
+
+/// `environment.color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ColorPolicy {
+    /// Set the colour variables.
+    Overwrite,
+    /// Leave them as they are.
+    Preserve,
+}
+
+/// `environment.ci`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum CiPolicy {
+    /// Remove CI and TF_BUILD.
+    Strip,
+    /// Keep them.
+    Preserve,
+}
+
+impl EnvironmentOptions {
+    /// `top` over `self`, key by key.
+    pub fn overlay(&self, top: &EnvironmentOptions) -> EnvironmentOptions {
+        let mut out = self.clone();
+        overlay_fields!(out, top, color, ci);
+        out
+    }
+
+    /// Whether the child gets the colour variables: `--no-colorenv` (`flag_off`) or
+    /// `color: preserve` turn them off.
+    pub fn color_env(&self, flag_off: bool) -> bool {
+        !flag_off && self.color != Some(ColorPolicy::Preserve)
+    }
+
+    /// Whether CI and TF_BUILD are removed: `--no-delete-envs` (`flag_off`) or
+    /// `ci: preserve` keep them.
+    pub fn delete_ci_env(&self, flag_off: bool) -> bool {
+        !flag_off && self.ci != Some(CiPolicy::Preserve)
+    }
+}
+
+/// `interactive:` of the original (its `--mouse`); no effect here.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct InteractiveOptions {
+    /// Mouse reporting in the original's interactive mode.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mouse: Option<bool>,
+}
+
+/// `live-server:` of the original; no effect here.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct LiveServerOptions {
+    /// `host:port` the original's live server listens on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+}
+
+/// `converter:` of the original; no effect here.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct ConverterOptions {
+    /// Which program the original rasterises SVG with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub svg_converter: Option<SvgConverter>,
+}
+
+/// `converter.svg-converter`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum SvgConverter {
+    /// The original's choice: bundled resvg, then ffmpeg, then rsvg-convert.
+    Auto,
+    /// ffmpeg.
+    Ffmpeg,
+    /// librsvg.
+    Rsvg,
+    /// The rsvg-convert program.
+    RsvgConvert,
+    /// resvg.
+    Resvg,
 }
 
 // ---- Still-picture options: masking (and crop), applied to a screen before rendering. ----
 
 /// The `render:` section (shared/spec/console2svg-contract.md, "Config document").
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct RenderOptions {
     /// `render.masking`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub masking: Option<MaskingOptions>,
+    /// `render.adjust` of the original (how its SVG text fits the cell grid): read and
+    /// checked, no effect here (text is always laid out on the cell grid).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub adjust: Option<Adjust>,
+}
+
+/// `render.adjust`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum Adjust {
+    /// Letter spacing only.
+    #[serde(rename = "spacing")]
+    Spacing,
+    /// Letter spacing and glyph widths.
+    #[serde(rename = "spacingAndGlyphs")]
+    SpacingAndGlyphs,
 }
 
 /// `render.masking` (`--mask-auto`, `--mask`, `--mask-rules`); see [`crate::mask`].
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct MaskingOptions {
     /// The built-in rules (default true).
@@ -172,21 +305,178 @@ impl RenderOptions {
     pub fn overlay(&self, top: &RenderOptions) -> RenderOptions {
         RenderOptions {
             masking: overlay_opt(&self.masking, &top.masking, MaskingOptions::overlay),
+            adjust: top.adjust.or(self.adjust),
         }
     }
 }
 
 /// The `capture:` section (shared/spec/console2svg-contract.md, "Config document").
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct CaptureOptions {
     /// `capture.crop`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub crop: Option<CropOptions>,
+    /// `capture.mode`: `image` (the final screen) or `video` (the whole run; `-m`, `-v`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<CaptureMode>,
+    /// `capture.image`: a still of one moment (`--frame`, `--time T`), at most one key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image: Option<ImageOptions>,
+    /// `capture.video`: the animation's controls.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub video: Option<VideoOptions>,
+}
+
+/// `capture.mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum CaptureMode {
+    /// The final screen.
+    Image,
+    /// An animation of the whole run.
+    Video,
+}
+
+/// `capture.image`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct ImageOptions {
+    /// A still of frame N, 0-based (`--frame`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frame: Option<usize>,
+    /// A still of the screen at this moment, seconds (`--time T`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time: Option<f64>,
+}
+
+/// `capture.video`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct VideoOptions {
+    /// Most frames a second, 1–120 (`--fps`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fps: Option<u32>,
+    /// Play for ever (default true; `--no-loop` sets false).
+    #[serde(rename = "loop", skip_serializing_if = "Option::is_none")]
+    pub looped: Option<bool>,
+    /// Keep this span of the recording, seconds (`--time START-END`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time: Option<TimeSpan>,
+    /// The original's frame timing (`--timing`): read and checked, no effect here (frames
+    /// keep the times the output arrived at).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timing: Option<Timing>,
+    /// The original's output coalescing (`--coalesce-ms`, `auto` or ms): read and checked,
+    /// no effect here (frames are capped by `fps`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coalesce: Option<Coalesce>,
+    /// The original's fade-out at the end, seconds (`--fadeout`): read and checked, no
+    /// effect here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fadeout: Option<f64>,
+}
+
+/// `capture.video.time`: a span of the recording, seconds.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct TimeSpan {
+    /// From this moment (default 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start: Option<f64>,
+    /// To this moment (default: the end).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end: Option<f64>,
+}
+
+/// `capture.video.timing`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Timing {
+    /// Frame times from the output's order, the same on every run.
+    Deterministic,
+    /// Frame times as the output arrived.
+    Realtime,
+}
+
+/// `capture.video.coalesce`: `auto` or a number of milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Coalesce {
+    /// `auto`.
+    Auto,
+    /// Milliseconds.
+    Ms(u64),
+}
+
+impl Serialize for Coalesce {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Coalesce::Auto => s.serialize_str("auto"),
+            Coalesce::Ms(ms) => s.serialize_u64(*ms),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Coalesce {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Coalesce, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Coalesce;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("`auto` or a number of milliseconds")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Coalesce, E> {
+                match v {
+                    "auto" => Ok(Coalesce::Auto),
+                    _ => Err(E::invalid_value(serde::de::Unexpected::Str(v), &self)),
+                }
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Coalesce, E> {
+                Ok(Coalesce::Ms(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Coalesce, E> {
+                u64::try_from(v)
+                    .map(Coalesce::Ms)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl JsonSchema for Coalesce {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Coalesce".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "`auto` or a number of milliseconds.",
+            "anyOf": [{"const": "auto"}, {"type": "integer", "minimum": 0}]
+        })
+    }
+}
+
+impl ImageOptions {
+    /// `top` over `self`, key by key.
+    pub fn overlay(&self, top: &ImageOptions) -> ImageOptions {
+        let mut out = self.clone();
+        overlay_fields!(out, top, frame, time);
+        out
+    }
+}
+
+impl VideoOptions {
+    /// `top` over `self`, key by key (`time` as a whole).
+    pub fn overlay(&self, top: &VideoOptions) -> VideoOptions {
+        let mut out = self.clone();
+        overlay_fields!(out, top, fps, looped, time, timing, coalesce, fadeout);
+        out
+    }
 }
 
 /// `capture.crop`: the `--crop-*` strings (see [`crate::crop`]).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct CropOptions {
     /// `--crop-top`: `Npx`, `Nch`, px, `TEXT[:N]`.
@@ -241,6 +531,9 @@ impl CaptureOptions {
     pub fn overlay(&self, top: &CaptureOptions) -> CaptureOptions {
         CaptureOptions {
             crop: overlay_opt(&self.crop, &top.crop, CropOptions::overlay),
+            mode: top.mode.or(self.mode),
+            image: overlay_opt(&self.image, &top.image, ImageOptions::overlay),
+            video: overlay_opt(&self.video, &top.video, VideoOptions::overlay),
         }
     }
 }
@@ -549,14 +842,31 @@ fn image_data_uri(path: &Path) -> Result<String, String> {
     ))
 }
 
-/// A config file: `$version: 1` and `options:`.
-#[derive(Debug, Clone, Default, Deserialize)]
+/// A config file: `$version: 1`, `options:`, and optionally `$schema` (where an editor finds
+/// the JSON Schema for completion; not read here).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct ConfigFile {
+#[schemars(title = "console2svg config file")]
+pub struct ConfigFile {
+    /// The document's JSON Schema (for editors; `--cw-generate-json-schema DIR` writes it).
+    #[serde(rename = "$schema", default)]
+    pub schema: Option<String>,
+    /// The format version: 1.
     #[serde(rename = "$version")]
-    version: u32,
+    #[schemars(range(min = 1, max = 1))]
+    pub version: u32,
+    /// The options, as a scenario document's `options:`.
     #[serde(default)]
-    options: Options,
+    pub options: Options,
+}
+
+/// The JSON Schema (draft 2020-12) of a config file ([`ConfigFile`]), generated from the types
+/// that read it.
+pub fn config_schema() -> serde_json::Value {
+    let schema = schemars::generate::SchemaSettings::draft2020_12()
+        .into_generator()
+        .into_root_schema_for::<ConfigFile>();
+    serde_json::to_value(schema).unwrap_or_default()
 }
 
 /// The config tiers that exist, in order: `~/.config/console2svg/config.yaml`,
@@ -579,19 +889,46 @@ pub fn config_paths(explicit: Option<&Path>) -> Vec<PathBuf> {
     out
 }
 
-/// Reads one config file.
+/// Reads one config file: YAML (`.yaml`, `.yml`, or no extension) or JSON (`.json`).
 ///
-/// Errors: the path and what is wrong (unreadable, not YAML, unknown key, `$version` not 1).
+/// Errors: the path and what is wrong (an unknown format by its extension, unreadable, not
+/// YAML/JSON, an unknown key (named), `$version` not 1, nested and flat forms of one key
+/// both set).
 pub fn read_config(path: &Path) -> Result<Options, String> {
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    let json = match ext.as_deref() {
+        None | Some("yaml" | "yml") => false,
+        Some("json") => true,
+        Some(other) => {
+            return Err(format!(
+                "invalid config {}: unknown format '.{other}' (a config file is YAML, .yaml or \
+                 .yml, or JSON, .json)",
+                path.display()
+            ))
+        }
+    };
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read config {}: {e}", path.display()))?;
-    let file: ConfigFile = serde_yaml_ng::from_str(&text)
-        .map_err(|e| format!("invalid config {}: {e}", path.display()))?;
+    let file: ConfigFile = if json {
+        serde_json::from_str(&text).map_err(|e| e.to_string())
+    } else {
+        serde_yaml_ng::from_str(&text).map_err(|e| e.to_string())
+    }
+    .map_err(|e| format!("invalid config {}: {e}", path.display()))?;
     if file.version != 1 {
         return Err(format!(
             "invalid config {}: $version must be 1, got {}",
             path.display(),
             file.version
+        ));
+    }
+    let image = file.options.capture.as_ref().and_then(|c| c.image.as_ref());
+    if image.is_some_and(|i| i.frame.is_some() && i.time.is_some()) {
+        return Err(format!(
+            "invalid config {}: capture.image: give frame or time, not both",
+            path.display()
         ));
     }
     Ok(file.options)
@@ -624,6 +961,14 @@ impl Options {
             appearance,
             render: overlay_opt(&self.render, &top.render, RenderOptions::overlay),
             capture: overlay_opt(&self.capture, &top.capture, CaptureOptions::overlay),
+            environment: overlay_opt(
+                &self.environment,
+                &top.environment,
+                EnvironmentOptions::overlay,
+            ),
+            interactive: top.interactive.clone().or_else(|| self.interactive.clone()),
+            live_server: top.live_server.clone().or_else(|| self.live_server.clone()),
+            converter: top.converter.clone().or_else(|| self.converter.clone()),
         }
     }
 
@@ -738,6 +1083,65 @@ mod tests {
             read_config(&p).unwrap().appearance().theme,
             Some(vec!["nord".to_string()])
         );
+    }
+
+    #[test]
+    fn the_originals_nested_appearance_reads_as_the_flat_keys() {
+        let nested: Options = serde_yaml_ng::from_str(
+            "{appearance: {font: {family: Mono, size: 16}, size: {width: 800, height: 600},\
+              header: {text: hi, with-command: true, prompt: '%'}}}",
+        )
+        .unwrap();
+        let flat: Options = serde_yaml_ng::from_str(
+            "{appearance: {font: Mono, fontsize: 16, size: 800x600, header: hi,\
+              with-command: true, prompt: '%'}}",
+        )
+        .unwrap();
+        assert_eq!(nested, flat);
+        // Written back, it is the flat form (what `session export` writes).
+        let text = serde_yaml_ng::to_string(&nested).unwrap();
+        assert!(
+            text.contains("fontsize: 16") && text.contains("size: 800x600"),
+            "{text}"
+        );
+        for (size, want) in [
+            ("{width: 640}", "640"),
+            ("{height: 90}", "*x90"),
+            ("1024", "1024"),
+        ] {
+            let o: Options =
+                serde_yaml_ng::from_str(&format!("{{appearance: {{size: {size}}}}}")).unwrap();
+            assert_eq!(o.appearance().size.as_deref(), Some(want), "{size}");
+        }
+        let clash = serde_yaml_ng::from_str::<Options>(
+            "{appearance: {prompt: '$', header: {prompt: '%'}}}",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            clash.contains("prompt and header.prompt are both set"),
+            "{clash}"
+        );
+    }
+
+    #[test]
+    fn the_originals_groups_stack_key_by_key() {
+        let base: Options = serde_yaml_ng::from_str(
+            "{environment: {color: preserve}, capture: {mode: video, video: {fps: 5, loop: false}}}",
+        )
+        .unwrap();
+        let top: Options =
+            serde_yaml_ng::from_str("{environment: {ci: preserve}, capture: {video: {fps: 20}}}")
+                .unwrap();
+        let m = base.overlay(&top);
+        let env = m.environment.clone().unwrap();
+        assert!(!env.color_env(false) && !env.delete_ci_env(false));
+        assert!(EnvironmentOptions::default().color_env(false));
+        assert!(!EnvironmentOptions::default().color_env(true));
+        let capture = m.capture.unwrap();
+        assert_eq!(capture.mode, Some(CaptureMode::Video));
+        let video = capture.video.unwrap();
+        assert_eq!((video.fps, video.looped), (Some(20), Some(false)));
     }
 
     #[test]

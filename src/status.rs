@@ -1,6 +1,7 @@
 //! `console2svg status`: what this installation can do here — version, fonts (bundled, system,
 //! and the faces the fallback chain picks for CJK, emoji and symbols), renderers, themes and
-//! window styles, and the environment variables that change colour output.
+//! window styles, the terminal's width policy and synchronized-output limit, and the
+//! environment variables that change colour output.
 
 use serde::Serialize;
 
@@ -34,6 +35,34 @@ pub struct Status {
     pub environment: std::collections::BTreeMap<String, String>,
     /// Animation outputs and whether each is available here.
     pub video: VideoReport,
+    /// How the emulator lays out clusters and holds synchronized frames.
+    pub terminal: TerminalReport,
+}
+
+/// The emulator's policies a program can see: widths and synchronized output.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TerminalReport {
+    /// The DEC private mode that selects the width policy (2027).
+    pub width_mode: u16,
+    /// Whether the mode is set when a program starts (emoji clusters 2 cells: VS16, ZWJ
+    /// sequences, flags, skin tones); a program resets it with `CSI ? 2027 l` for
+    /// per-code-point `wcwidth`.
+    pub grapheme_clusters: bool,
+    /// How long a synchronized-output frame (mode 2026) is held before it is ended by force,
+    /// in milliseconds.
+    pub sync_timeout_ms: u64,
+}
+
+impl TerminalReport {
+    /// The emulator's defaults.
+    pub fn gather() -> TerminalReport {
+        TerminalReport {
+            width_mode: crate::term::cluster::MODE,
+            grapheme_clusters: crate::term::Emulator::new(1, 1).grapheme_clusters(),
+            sync_timeout_ms: crate::term::SYNC_TIMEOUT.as_millis() as u64,
+        }
+    }
 }
 
 /// Animation outputs: animated SVG, GIF and asciicast are in-process; MP4 and WebM need
@@ -124,6 +153,7 @@ pub fn gather() -> Status {
             .filter_map(|k| std::env::var(k).ok().map(|v| (k.to_string(), v)))
             .collect(),
         video: VideoReport::gather(),
+        terminal: TerminalReport::gather(),
     }
 }
 
@@ -149,9 +179,20 @@ impl Status {
             }
         ));
         out.push_str(&format!("themes: {}\n", self.themes.join(", ")));
+        out.push_str(&format!("windows: {}\n", self.windows.join(", ")));
+        let t = &self.terminal;
+        let widths = if t.grapheme_clusters {
+            "grapheme clusters (a VS16 emoji, a ZWJ sequence, a flag: 2 cells)"
+        } else {
+            "one wcwidth per code point"
+        };
         out.push_str(&format!(
-            "windows: {}\n\nenvironment\n",
-            self.windows.join(", ")
+            "\nterminal\n  widths: {widths}; mode {} ({}), CSI ? {} l for wcwidth\n  \
+             synchronized output: mode 2026, a frame held at most {} ms\n\nenvironment\n",
+            t.width_mode,
+            if t.grapheme_clusters { "set" } else { "reset" },
+            t.width_mode,
+            t.sync_timeout_ms
         ));
         if self.environment.is_empty() {
             out.push_str("  (none of the colour variables is set)\n");

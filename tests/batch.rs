@@ -379,3 +379,41 @@ fn restore_verifies_and_copies_a_manifest() {
     assert_eq!(code, 1);
     assert!(stderr.contains("not a relative path inside"), "{stderr}");
 }
+
+/// Markers may ask for animations (`-o x.gif`, `--format gif`, `-v`) like a capture; nothing
+/// but the pictures is left in the output tree, and a failing capture's message carries one
+/// prefix.
+#[test]
+fn animation_markers_and_clean_output() {
+    let dir = tempdir();
+    let root = dir.path();
+    write(
+        root,
+        "docs/a.md",
+        "# A\n\n<!-- c2s:: -o x.gif -- echo one -->\n\n<!-- c2s:: -v --format gif -- echo two -->\n\n<!-- c2s:: -o y.svg -v -- echo three -->\n\n<!-- c2s:: -o z.bmp -- echo no -->\n\n<!-- c2s:: -o w.svg --bogus-option -- echo no -->\n",
+    );
+    let (code, _, err) = batch(root, &["markdown"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("docs/a.md:9: unsupported format 'bmp'"),
+        "{err}"
+    );
+    assert!(err.contains("docs/a.md:11:"), "{err}");
+    assert!(
+        !err.contains("error: console2svg: error:"),
+        "one prefix: {err}"
+    );
+    for gif in ["assets/x.gif", "assets/a-2.gif"] {
+        let bytes = std::fs::read(root.join(gif)).unwrap_or_else(|e| panic!("{gif}: {e}\n{err}"));
+        assert!(bytes.starts_with(b"GIF89a"), "{gif}");
+    }
+    assert!(read(root, "assets/y.svg").contains("@keyframes"));
+    let names: Vec<String> = snapshot(&root.join("assets"))
+        .into_iter()
+        .map(|(n, _, _)| n)
+        .collect();
+    assert!(
+        names.iter().all(|n| !n.contains(".frames")),
+        "no sampled frames left behind: {names:?}"
+    );
+}

@@ -581,9 +581,13 @@ fn status_reports_fonts_renderers_and_environment() {
             "themes",
             "windows",
             "environment",
-            "video"
+            "video",
+            "terminal"
         ]
     );
+    assert_eq!(v["terminal"]["widthMode"], 2027);
+    assert_eq!(v["terminal"]["graphemeClusters"], true);
+    assert_eq!(v["terminal"]["syncTimeoutMs"], 1000);
     assert_eq!(v["fonts"]["bundled"], "JetBrains Mono");
     let family = |script: &str| {
         v["fonts"]["fallback"]

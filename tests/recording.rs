@@ -186,6 +186,76 @@ fn done_when_the_animation_plays_in_chromium_as_an_img() {
     assert_eq!(still, later, "and does not move");
 }
 
+/// A Firefox (ESR) headless screenshot of `url` once it has loaded; `reduced_motion` sets
+/// the profile's `ui.prefersReducedMotion`.
+fn firefox_shot(url: &str, out: &Path, reduced_motion: bool) -> Vec<u8> {
+    let profile = tempdir();
+    if reduced_motion {
+        write(
+            profile.path(),
+            "user.js",
+            "user_pref(\"ui.prefersReducedMotion\", 1);\n",
+        );
+    }
+    let status = StdCommand::new("firefox-esr")
+        .args(["--headless", "--no-remote", "--window-size=900,200"])
+        .arg("--profile")
+        .arg(profile.path())
+        .arg("--screenshot")
+        .arg(out)
+        .arg(url)
+        .env("HOME", profile.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("firefox runs");
+    assert!(status.success(), "firefox failed on {url}");
+    std::fs::read(out).unwrap()
+}
+
+/// The CSS keyframes animate in Firefox too: as an `<img>` the page loads on the first frame
+/// (under reduced motion, on the last); inline, the animation seeked through the page's
+/// script shows different frames at different times.
+#[test]
+fn done_when_the_animation_plays_in_firefox_as_an_img_and_inline() {
+    if tool(Vec::new(), "firefox-esr", "apt-get install firefox-esr").is_none() {
+        return;
+    }
+    let dir = tempdir();
+    let d = dir.path();
+    run_ok(d, &["-v", "-o", "demo.svg", "--", "sh", "-c", STEPS]);
+    let img = write(
+        d,
+        "img.html",
+        "<html><body style=\"margin:0;background:#fff\"><img src=\"demo.svg\"></body></html>",
+    );
+    let url = format!("file://{}", img.display());
+    let moving = firefox_shot(&url, &d.join("img.png"), false);
+    let still = firefox_shot(&url, &d.join("img-reduced.png"), true);
+    assert_ne!(
+        moving, still,
+        "as an <img> it starts on the first frame, not the static last one"
+    );
+    let svg = read(d, "demo.svg");
+    let at = |ms: u32| {
+        let page = write(
+            d,
+            &format!("inline{ms}.html"),
+            &format!(
+                "<html><body style=\"margin:0;background:#fff\">{svg}<script>document.getAnimations().forEach(a => {{ a.pause(); a.currentTime = {ms}; }});</script></body></html>"
+            ),
+        );
+        firefox_shot(
+            &format!("file://{}", page.display()),
+            &d.join(format!("inline{ms}.png")),
+            false,
+        )
+    };
+    let (early, late) = (at(50), at(1500));
+    assert_ne!(early, late, "frames at 50 ms and 1.5 s differ");
+    assert_eq!(late, still, "the end of the animation is its static state");
+}
+
 #[test]
 fn save_cast_plays_byte_for_byte_in_asciinema_and_round_trips() {
     let dir = tempdir();
@@ -383,13 +453,32 @@ fn gif_frames_match_the_png_stills_exactly() {
         .read_info(std::fs::File::open(d.join("a.gif")).unwrap())
         .unwrap();
     let mut count = 0;
-    let mut last = Vec::new();
     let mut delays = Vec::new();
+    // Later frames are the changed rectangle drawn over the picture so far (disposal keep),
+    // its unchanged pixels transparent: compose them as a viewer does.
+    let (w, h) = (dec.width() as usize, dec.height() as usize);
+    let mut last = vec![0u8; w * h * 4];
+    let mut sizes = Vec::new();
     while let Some(f) = dec.read_next_frame().unwrap() {
         count += 1;
-        last = f.buffer.to_vec();
+        assert_eq!(f.dispose, gif::DisposalMethod::Keep);
+        sizes.push((f.width as usize) * (f.height as usize));
+        for (i, pix) in f.buffer.chunks_exact(4).enumerate() {
+            let (x, y) = (
+                f.left as usize + i % f.width as usize,
+                f.top as usize + i / f.width as usize,
+            );
+            if count == 1 || pix[3] != 0 {
+                last[(y * w + x) * 4..(y * w + x) * 4 + 4].copy_from_slice(pix);
+            }
+        }
         delays.push(f.delay);
     }
+    assert!(
+        sizes[1] < w * h && sizes[2] < w * h,
+        "later frames hold what changed: {sizes:?} of {}",
+        w * h
+    );
     assert_eq!(count, 3);
     assert_eq!(
         delays,
@@ -636,13 +725,22 @@ fn session_export_writes_the_sessions_cast() {
         "--",
         "sh",
         "-c",
-        "printf 'one\\n'; sleep 0.2; printf '\\033[32mtwo\\033[0m\\n'; sleep 30",
+        "printf 'one\\n'; sleep 0.2; printf '\\033[32mtwo\\033[0m\\n'; echo token=ghp_Zq8pLm3Xv7Rt2Ws9Yk4Nb6Hc1Jd5Fg0Ae8Ux hunter2; sleep 30",
     ]);
     let id = started["sessionId"].as_str().unwrap().to_string();
-    let waited = session(&["wait", &id, "--text", "two", "--timeout", "10s"]);
+    let waited = session(&["wait", &id, "--text", "hunter2", "--timeout", "10s"]);
     assert_eq!(waited["matched"], true, "{waited}");
     session(&["resize", &id, "--width", "40", "--height", "6"]);
-    let exported = session(&["export", &id, "-o", "s.cast"]);
+    // Secrets are masked as in a capture: the auto rules, and --mask.
+    let exported = session(&["export", &id, "-o", "s.cast", "--mask", "hunter2"]);
+    let cast = read(d, "s.cast");
+    assert!(
+        !cast.contains("ghp_Zq8pLm3Xv7Rt2Ws9Yk4Nb6Hc1Jd5Fg0Ae8Ux") && !cast.contains("hunter2"),
+        "{cast}"
+    );
+    let exported_plain = session(&["export", &id, "-o", "raw.cast", "--mask-auto", "false"]);
+    assert_eq!(exported_plain["format"], "cast", "{exported_plain}");
+    assert!(read(d, "raw.cast").contains("ghp_Zq8pLm3Xv7Rt2Ws9Yk4Nb6Hc1Jd5Fg0Ae8Ux"));
     session(&["stop", &id]);
     assert_eq!(exported["format"], "cast", "{exported}");
     let cast = read(d, "s.cast");
@@ -662,6 +760,63 @@ fn session_export_writes_the_sessions_cast() {
             .arg(d.join("s.cast"))
             .output()
             .unwrap();
-        assert_eq!(out.stdout, b"one\r\n\x1b[32mtwo\x1b[0m\r\n");
+        let played = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            played.starts_with("one\r\n\x1b[32mtwo\x1b[0m\r\ntoken=")
+                && !played.contains("hunter2"),
+            "{played:?}"
+        );
+    }
+}
+
+/// A `record` block writing `.cast`: its frames painted back as terminal output, on the
+/// document's clock. It replays to identical bytes, plays in asciinema, and its last picture is
+/// the block's last frame.
+#[test]
+fn a_scenario_record_block_writes_a_cast_of_its_frames() {
+    let dir = tempdir();
+    let d = dir.path();
+    write(d, "demo.yaml", DEMO);
+    let (v, ok) = scenario_run(d, &[]);
+    assert!(ok, "{v}");
+    write(d, "demo.yaml", &DEMO.replace("demo.svg", "demo.cast"));
+    let (v, ok) = scenario_run(d, &[]);
+    assert!(ok, "{v}");
+    let cast = read(d, "demo.cast");
+    let header: serde_json::Value = serde_json::from_str(cast.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        (header["width"].as_u64(), header["height"].as_u64()),
+        (Some(30), Some(4))
+    );
+    assert!(header.get("timestamp").is_none(), "deterministic: {header}");
+    let times: Vec<f64> = cast
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str::<(f64, String, String)>(l).unwrap().0)
+        .collect();
+    // Frames at 0, 100, 200 and 400 ms; the hold ends at 1.2 s.
+    assert_eq!(times, [0.0, 0.1, 0.2, 0.4, 1.2], "{cast}");
+    std::fs::remove_file(d.join("demo.cast")).unwrap();
+    let (v, ok) = scenario_run(d, &[]);
+    assert!(ok, "{v}");
+    assert_eq!(read(d, "demo.cast"), cast, "replays are byte-identical");
+    let (v, ok) = scenario_run(d, &["--check"]);
+    assert!(ok && v["differences"] == serde_json::json!([]), "{v}");
+    // The cast's last picture is the block's last frame.
+    run_ok(d, &["cast", "demo.cast", "-o", "end.svg"]);
+    let end = read(d, "end.svg");
+    assert!(end.matches(">hi<").count() == 2, "{end}");
+    if let Some(asciinema) = asciinema() {
+        let out = StdCommand::new(asciinema)
+            .arg("cat")
+            .arg(d.join("demo.cast"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(String::from_utf8_lossy(&out.stdout).contains("hi"));
     }
 }

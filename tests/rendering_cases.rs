@@ -639,3 +639,54 @@ fn text_ink_starts_at_its_columns_x() {
         );
     }
 }
+
+/// Issue 14 item 2: an emoji presentation sequence (VS16), a ZWJ sequence, a flag and a
+/// skin-tone emoji are each one cluster of two cells, as modern terminals lay them out (mode
+/// 2027): the grid, the SVG's glyph positions and the raster agree; with the mode reset the
+/// legacy widths come back.
+#[test]
+fn rc17_emoji_clusters_are_one_glyph_in_two_cells() {
+    let clusters = ["\u{2764}\u{fe0f}", "👨\u{200d}👩\u{200d}👧", "🇺🇸", "👍🏽"];
+    let line = format!(
+        "printf '{}'",
+        clusters.map(|c| format!("A{c}B\\n")).concat()
+    );
+    let g = grid(&line);
+    for (r, cluster) in clusters.iter().enumerate() {
+        assert_eq!(
+            (g.rows[r][1].text.as_str(), g.rows[r][1].width),
+            (*cluster, 2)
+        );
+        assert_eq!(g.rows[r][2].width, 0, "row {r}: continuation cell");
+        assert_eq!(g.rows[r][3].text, "B", "row {r}");
+    }
+    let case = capture_script(&line, &[]);
+    let p = raster(&case.svg, 4.0);
+    for (row, cluster) in clusters.iter().enumerate() {
+        assert_col(&case.svg, row, "A", 0);
+        assert_col(&case.svg, row, "B", 3);
+        // One glyph for the whole cluster, placed within its two cells.
+        let placed: Vec<_> = row_glyphs(&case.svg, row)
+            .into_iter()
+            .filter(|g| g.text != "A" && g.text != "B")
+            .collect();
+        assert_eq!(placed.len(), 1, "row {row}: {placed:?}");
+        assert_eq!(placed[0].text, *cluster);
+        assert!(
+            placed[0].x >= col_x(1) - 0.01 && placed[0].x < col_x(3),
+            "row {row}: {cluster:?} at x={}",
+            placed[0].x
+        );
+        let without = capture_script(&line.replace(cluster, "  "), &[]);
+        let bbox = diff_bbox(&p, &raster(&without.svg, 4.0), 4.0, 24)
+            .unwrap_or_else(|| panic!("{cluster:?} drawn"));
+        assert!(
+            bbox.0 >= col_x(1) - 0.5 && bbox.2 <= col_x(3) + 0.5,
+            "{cluster:?} within cols 1–2: {bbox:?}"
+        );
+    }
+    // Mode 2027 reset: every code point takes its wcwidth (❤ one cell, the flag two).
+    let legacy = capture_script("printf '\\033[?2027lA\u{2764}\u{fe0f}B\\nA🇺🇸B\\n'", &[]);
+    assert_col(&legacy.svg, 0, "B", 2);
+    assert_col(&legacy.svg, 1, "B", 3);
+}

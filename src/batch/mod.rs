@@ -551,9 +551,10 @@ fn plan(
     };
     let ext = |f: &str| -> Result<&'static str, String> {
         match f.to_ascii_lowercase().as_str() {
-            "svg" => Ok("svg"),
-            "png" => Ok("png"),
-            other => Err(format!("unsupported format '{other}' (svg or png)")),
+            "" => Err("unsupported format '' (svg, png, gif, mp4 or webm)".to_string()),
+            f => crate::output::Format::from_path(Path::new(&format!("x.{f}")))
+                .map(crate::output::Format::name)
+                .map_err(|_| format!("unsupported format '{f}' (svg, png, gif, mp4 or webm)")),
         }
     };
     let out = match out {
@@ -672,7 +673,6 @@ fn run(r: &Recipe, object: &Path, opts: &MarkdownOptions) -> Result<(), String> 
             cmd.arg("-C").arg(c);
         }
         cmd.arg("capture")
-            .arg("--json")
             .arg("-o")
             .arg(object)
             .args(&r.options)
@@ -780,7 +780,12 @@ fn shell(what: &str, script: &str, cwd: &Path) -> Result<(), String> {
 /// The last lines of a program's stderr, one line.
 fn tail(stderr: &[u8]) -> String {
     let text = String::from_utf8_lossy(stderr);
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    // The capture's own lines carry its prefix; the batch adds its own.
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.strip_prefix("console2svg: error: ").unwrap_or(l))
+        .collect();
     let start = lines.len().saturating_sub(3);
     let t = lines[start..].join(" / ");
     if t.is_empty() {

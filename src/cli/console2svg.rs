@@ -29,6 +29,7 @@ const SUBCOMMANDS: &[&str] = &[
     "mask",
     "batch",
     "mcp",
+    "tmux",
     "help",
     "__host",
 ];
@@ -37,14 +38,22 @@ const SUBCOMMANDS: &[&str] = &[
 #[command(
     name = "console2svg",
     version,
+    propagate_version = true,
     about = "Run a command in a pseudo-terminal and render its screen as a crisp, themed SVG",
+    after_help = COMMAND_LINE_RULE,
     disable_help_flag = true,
     disable_help_subcommand = true
 )]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
-    /// Config file (after ~/.config/console2svg/config.yaml and ./console2svg.config.yaml).
+    command: Option<Command>,
+    /// Write JSON Schemas (draft 2020-12) of the config file and of scenario documents into DIR
+    /// (console2svg.config.schema.json, console2svg.scenario.schema.json), for editors: point a
+    /// document's `$schema` at them.
+    #[arg(long = "cw-generate-json-schema", value_name = "DIR", exclusive = true)]
+    generate_json_schema: Option<PathBuf>,
+    /// Config file, YAML or JSON, ours or the original's v1 (after
+    /// ~/.config/console2svg/config.yaml and ./console2svg.config.yaml).
     #[arg(short = 'C', long = "config", global = true, value_name = "PATH")]
     config: Option<PathBuf>,
     /// Print help.
@@ -55,6 +64,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Run a command in a PTY (or read a pipe) and render the final screen.
+    #[command(after_help = COMMAND_LINE_RULE)]
     Capture(Box<CaptureArgs>),
     /// Render an asciicast (v2 or v3) recording: its final screen, or -v for the animation.
     Cast(Box<CastArgs>),
@@ -101,6 +111,8 @@ enum Command {
     },
     /// Serve the session suite to AI agents over the Model Context Protocol (stdio).
     Mcp,
+    /// Capture a tmux pane: not in this version (record tmux itself with `capture -- tmux …`).
+    Tmux,
     /// Run the session host (started on demand by `session` commands).
     #[command(name = "__host", hide = true)]
     Host,
@@ -135,6 +147,14 @@ enum ListFormat {
     Markdown,
     Json,
 }
+
+/// How the root form and `capture` tell their options from the command (`--help` shows it).
+const COMMAND_LINE_RULE: &str = "\
+The command line: options come first. The command is everything after `--`, or everything from
+the first word that is not an option on (`console2svg -w 80 ls -la` runs `ls -la`). An option
+that is not known before the command is an error naming it. A command given as one argument
+holding a space is a shell command line, and options may follow it:
+`console2svg \"git log --oneline\" -w 80`. Without a subcommand, the arguments mean `capture`.";
 
 /// `capture` options.
 #[derive(Args, Debug)]
@@ -184,12 +204,9 @@ struct CaptureArgs {
     video: super::video::VideoArgs,
     #[command(flatten)]
     still: super::still::StillArgs,
-    /// The command; a single argument is a shell command line. Without one, stdin is read as terminal output.
-    #[arg(
-        trailing_var_arg = true,
-        allow_hyphen_values = true,
-        value_name = "COMMAND"
-    )]
+    /// The command: everything after `--`, or from the first word that is not an option on; a
+    /// single argument is a shell command line. Without one, stdin is read as terminal output.
+    #[arg(trailing_var_arg = true, value_name = "COMMAND")]
     command: Vec<OsString>,
 }
 
@@ -222,6 +239,75 @@ fn parse_seconds(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(v))
 }
 
+/// The first argument that is not the global `-C`/`--config` option or its value: the
+/// subcommand, or where the legacy root form starts.
+fn first_word(args: &[OsString]) -> &str {
+    let mut i = 0;
+    while let Some(a) = args.get(i).and_then(|a| a.to_str()) {
+        match a {
+            "-C" | "--config" => i += 2,
+            _ if a.starts_with("--config=") || (a.starts_with("-C") && a.len() > 2) => i += 1,
+            _ => return a,
+        }
+    }
+    ""
+}
+
+/// The command words of a parsed `capture` or `cast`.
+fn command_words(cli: &Cli) -> Option<&[OsString]> {
+    match cli.command.as_ref() {
+        Some(Command::Capture(a)) => Some(&a.command),
+        Some(Command::Cast(a)) => Some(&a.capture.command),
+        _ => None,
+    }
+}
+
+/// Parses `argv`. A command given as one argument holding a space (a shell command line)
+/// followed by options (`console2svg "git log" -w 40`) is parsed again with those options
+/// before it, so they apply; a word that is not an option after it is an error.
+fn parse(argv: Vec<OsString>) -> Result<(Cli, clap::ArgMatches), clap::Error> {
+    let parse_once = |argv: &[OsString]| {
+        Cli::command()
+            .try_get_matches_from(argv)
+            .and_then(|m| Cli::from_arg_matches(&m).map(|c| (c, m)))
+    };
+    let (cli, matches) = parse_once(&argv)?;
+    let Some(words) = command_words(&cli) else {
+        return Ok((cli, matches));
+    };
+    let at = argv.len() - words.len();
+    let line = words.first().and_then(|w| w.to_str()).unwrap_or("");
+    let options_follow = words.len() > 1
+        && line.contains(char::is_whitespace)
+        && words[1].to_str().is_some_and(|w| w.starts_with('-'))
+        && !words[1..].iter().any(|w| w == "--")
+        && argv.get(at.wrapping_sub(1)).is_some_and(|w| w != "--");
+    if !options_follow {
+        return Ok((cli, matches));
+    }
+    let mut moved: Vec<OsString> = argv[..at].to_vec();
+    moved.extend_from_slice(&argv[at + 1..]);
+    moved.push("--".into());
+    moved.push(line.into());
+    let (again, matches) = parse_once(&moved)?;
+    match command_words(&again) {
+        Some([one]) if one == line => Ok((again, matches)),
+        other => {
+            let stray = other
+                .and_then(|w| w.first())
+                .map(|w| w.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            Err(Cli::command().error(
+                clap::error::ErrorKind::UnknownArgument,
+                format!(
+                    "unexpected argument '{stray}' after the shell command line '{line}' \
+                     (only options may follow it; put a command with arguments after `--`)"
+                ),
+            ))
+        }
+    }
+}
+
 /// Entry point of the `console2svg` binary.
 pub fn main() -> Result<(), CliError> {
     let mut argv: Vec<OsString> = std::env::args_os().collect();
@@ -230,31 +316,42 @@ pub fn main() -> Result<(), CliError> {
         std::process::exit(code);
     }
     // Legacy root form: `console2svg [capture options] [--] cmd…`.
-    let first = argv
-        .get(1)
-        .and_then(|a| a.to_str())
-        .unwrap_or("")
-        .to_string();
-    let root_flag = matches!(first.as_str(), "--help" | "--version" | "-V");
+    let first = first_word(argv.get(1..).unwrap_or_default()).to_string();
+    let root_flag = matches!(first.as_str(), "--help" | "--version" | "-V")
+        || first.starts_with("--cw-generate-json-schema");
     if !SUBCOMMANDS.contains(&first.as_str()) && !root_flag {
         argv.insert(1, "capture".into());
     }
-    let parsed = Cli::command()
-        .try_get_matches_from(argv)
-        .and_then(|m| Cli::from_arg_matches(&m).map(|c| (c, m)));
-    let (cli, matches) = match parsed {
+    let (cli, matches) = match parse(argv) {
         Ok(v) => v,
         // Agents parse stdout: a `session` verb's argument error is the contract's envelope.
         Err(e) if first == "session" && e.use_stderr() => {
             std::process::exit(super::session::usage_error(&e));
         }
+        Err(e) if e.use_stderr() => {
+            super::print_error("console2svg", &super::clap_error_line(&e));
+            std::process::exit(2);
+        }
+        // `--version` on any subcommand names the program, not the subcommand.
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayVersion => {
+            let _ = super::print_stdout(&format!("console2svg {}\n", env!("CARGO_PKG_VERSION")));
+            std::process::exit(0);
+        }
         Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
             let _ = e.print();
-            std::process::exit(code);
+            std::process::exit(0);
         }
     };
-    match cli.command {
+    let Some(command) = cli.command else {
+        return match &cli.generate_json_schema {
+            Some(dir) => write_schemas(dir),
+            None => Err(CliError {
+                message: "no command given (see console2svg --help)".into(),
+                code: 2,
+            }),
+        };
+    };
+    match command {
         Command::Session { command } => {
             let send = matches
                 .subcommand_matches("session")
@@ -278,6 +375,12 @@ pub fn main() -> Result<(), CliError> {
             command: MaskCommand::Test { text, json, mask },
         } => mask_test(&text, json, &mask, cli.config),
         Command::Mcp => crate::mcp::run().map_err(CliError::new),
+        Command::Tmux => Err(CliError {
+            message: "capturing a tmux pane (`console2svg tmux`) is not in this version; \
+                      to record tmux itself, run `console2svg capture -- tmux …`"
+                .into(),
+            code: 2,
+        }),
         Command::Theme {
             command: ThemeCommand::List { format },
         } => {
@@ -312,7 +415,32 @@ pub fn main() -> Result<(), CliError> {
     }
 }
 
-fn run_capture(args: CaptureArgs, config: Option<PathBuf>) -> Result<(), CliError> {
+/// `--cw-generate-json-schema DIR`: the config file's and the scenario document's JSON
+/// Schemas, generated from the types that read them, written into `dir` (created if missing).
+fn write_schemas(dir: &Path) -> Result<(), CliError> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let files = [
+        (CONFIG_SCHEMA_FILE, crate::options::config_schema()),
+        (SCENARIO_SCHEMA_FILE, crate::scenario::document::schema()),
+    ];
+    let mut wrote = Vec::new();
+    for (name, schema) in files {
+        let path = dir.join(name);
+        let mut text = serde_json::to_string_pretty(&schema).map_err(|e| e.to_string())?;
+        text.push('\n');
+        output::write_atomic(&path, text.as_bytes())?;
+        wrote.push(path.display().to_string());
+    }
+    super::print_stdout(&format!("wrote {}\n", wrote.join(" and ")))
+}
+
+/// The config file's JSON Schema, as `--cw-generate-json-schema` names it.
+pub const CONFIG_SCHEMA_FILE: &str = "console2svg.config.schema.json";
+
+/// The scenario document's JSON Schema, as `--cw-generate-json-schema` names it.
+pub const SCENARIO_SCHEMA_FILE: &str = "console2svg.scenario.schema.json";
+
+fn run_capture(mut args: CaptureArgs, config: Option<PathBuf>) -> Result<(), CliError> {
     let format = match (args.format, args.stdout) {
         (Some(f), _) => f,
         (None, true) => Format::Svg,
@@ -344,7 +472,12 @@ fn run_capture(args: CaptureArgs, config: Option<PathBuf>) -> Result<(), CliErro
         .or(check(terminal.width, "width")?)
         .unwrap_or(100);
     let rows = height.unwrap_or(24);
-    args.video.check(format, !args.command.is_empty())?;
+    let captured = config.capture.clone().unwrap_or_default();
+    args.video.apply_config(&captured, format)?;
+    let environment = config.environment.clone().unwrap_or_default();
+    args.video
+        .check(format, !args.command.is_empty())
+        .map_err(|e| args.video.blame_config(e))?;
     let record = args.video.records(format);
     let scrollback = match (args.scrollback, terminal.scrollback.map(|n| n as usize)) {
         (Some(n), _) => n as usize,
@@ -409,8 +542,8 @@ fn run_capture(args: CaptureArgs, config: Option<PathBuf>) -> Result<(), CliErro
                 cwd,
                 cols,
                 rows,
-                color_env: !args.no_colorenv,
-                delete_ci_env: !args.no_delete_envs,
+                color_env: environment.color_env(args.no_colorenv),
+                delete_ci_env: environment.delete_ci_env(args.no_delete_envs),
                 env: Vec::new(),
                 base_env: None,
             },
@@ -455,7 +588,8 @@ fn run_capture(args: CaptureArgs, config: Option<PathBuf>) -> Result<(), CliErro
                 final_screen: prepare(full)?,
                 still: &still,
             };
-            let rendered = super::video::render(recording, &job)?;
+            let rendered =
+                super::video::render(recording, &job).map_err(|e| args.video.blame_config(e))?;
             let mut files = rendered.files;
             // The picture itself goes last: to stdout, or written after the side files.
             let main = files

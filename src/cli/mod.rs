@@ -43,6 +43,29 @@ pub fn print_stdout(text: &str) -> Result<(), CliError> {
         .map_err(|e| CliError::new(format!("cannot write to stdout: {e}")))
 }
 
+/// A command-line parse error as one line: clap's message with its tips, without the usage
+/// block (`unexpected argument '--bogus' found`, `invalid value '0' for '--width <WIDTH>': 0 is
+/// not in 1..=500`, `the following required arguments were not provided: --text <TEXT>`).
+pub fn clap_error_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let mut main = Vec::new();
+    let mut tips = Vec::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if line.starts_with("Usage:") || line.starts_with("For more information") {
+            break;
+        }
+        match line.strip_prefix("tip: ") {
+            Some(tip) => tips.push(tip),
+            None => main.push(line.strip_prefix("error: ").unwrap_or(line)),
+        }
+    }
+    let mut out = main.join(" ");
+    if !tips.is_empty() {
+        out.push_str(&format!(" ({})", tips.join("; ")));
+    }
+    out
+}
+
 /// Prints `<bin>: error: <message>` on stderr (both binaries' readable error line).
 pub fn print_error(bin: &str, message: &str) {
     eprintln!("{bin}: error: {message}");

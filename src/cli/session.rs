@@ -72,6 +72,9 @@ pub enum SessionCommand {
         /// `.json`), or the session's output so far as an asciicast v2 recording (`.cast`).
         #[arg(short = 'o', long = "out")]
         out: std::path::PathBuf,
+        /// Secret masking of a cast's output (the auto rules unless `--mask-auto false`).
+        #[command(flatten)]
+        mask: super::still::MaskArgs,
     },
     /// Stop a session (or all) and delete its data.
     Stop {
@@ -157,7 +160,8 @@ pub struct SendArgs {
     /// Text typed as-is (no newline added, no escapes interpreted).
     #[arg(long, action = clap::ArgAction::Append)]
     text: Vec<String>,
-    /// A key name: Enter, Tab, Shift+Tab, Up, F5, Ctrl+C, KP5, …
+    /// A key name: Enter, Tab, Shift+Tab, Up, F5, Ctrl+C, KP5, … (Shift+Enter, Ctrl+Enter,
+    /// Ctrl+Shift+A… once the program enabled the kitty keyboard protocol)
     #[arg(long, action = clap::ArgAction::Append)]
     keys: Vec<String>,
     /// Text pasted (bracketed when the program enabled mode 2004).
@@ -166,6 +170,11 @@ pub struct SendArgs {
     /// Bytes as hex pairs, e.g. 1B5B41.
     #[arg(long, action = clap::ArgAction::Append)]
     raw_hex: Vec<String>,
+    /// Quiet gap after a --paste, or a bare Escape key, when more input follows in this send
+    /// (default 200ms; 0 for none; at most 10s): composers that debounce a paste drop a Return
+    /// that arrives with it, and programs read ESC + text within their escape timeout as Alt+text.
+    #[arg(long, value_parser = parse_duration)]
+    gap: Option<Duration>,
 }
 
 /// Prints a reply and returns the exit code: 0, or 1 for an error envelope.
@@ -193,16 +202,15 @@ fn emit(result: Result<Value, HostError>) -> i32 {
     }
 }
 
-/// A `session` argument error (clap's): the error envelope with `invalid_request` and clap's
-/// whole message on stdout, the message on stderr; exit 1 like every other envelope
-/// (session spec: "Operation failures also return a JSON envelope on standard output").
+/// A `session` argument error (clap's): the error envelope with `invalid_request` and one
+/// line naming the argument ([`super::clap_error_line`]) on stdout, the line on stderr; exit 1
+/// like every other envelope (session spec: "Operation failures also return a JSON envelope on
+/// standard output").
 pub fn usage_error(e: &clap::Error) -> i32 {
-    let message = e.render().to_string();
-    let message = message
-        .trim()
-        .trim_start_matches("error: ")
-        .replace("\n\n", "\n");
-    emit(Err(HostError::new(ErrorCode::InvalidRequest, message)))
+    emit(Err(HostError::new(
+        ErrorCode::InvalidRequest,
+        super::clap_error_line(e),
+    )))
 }
 
 /// Runs a `session` subcommand; `matches` are the `send` matches (for argument order).
@@ -226,13 +234,11 @@ pub fn run(
                     )))
                 }
             };
-            let scrollback = match a.scrollback {
-                Some(rows) => Some(rows as usize),
-                None => match config_scrollback(config) {
-                    Ok(rows) => rows,
-                    Err(e) => return emit(Err(e)),
-                },
+            let (configured, environment) = match start_config(config) {
+                Ok(v) => v,
+                Err(e) => return emit(Err(e)),
             };
+            let scrollback = a.scrollback.map(|rows| rows as usize).or(configured);
             emit(client::request(&Request::Start(Launch {
                 argv: a
                     .command
@@ -242,8 +248,8 @@ pub fn run(
                 cwd: cwd.to_string_lossy().into_owned(),
                 width: a.width,
                 height: a.height,
-                color_env: !a.no_colorenv,
-                delete_ci_env: !a.no_delete_envs,
+                color_env: environment.color_env(a.no_colorenv),
+                delete_ci_env: environment.delete_ci_env(a.no_delete_envs),
                 env: Some(crate::pty::caller_env()),
                 scrollback,
                 record: a.record,
@@ -271,6 +277,7 @@ pub fn run(
             emit(client::request(&Request::Send {
                 id: a.id.into(),
                 inputs,
+                gap_ms: a.gap.map(|g| g.as_millis().try_into().unwrap_or(u64::MAX)),
             }))
         }
         SessionCommand::Resize { id, width, height } => emit(client::request(&Request::Resize {
@@ -296,7 +303,7 @@ pub fn run(
             appearance,
             still,
         } => emit(capture(&id, None, &appearance, &still, config)),
-        SessionCommand::Export { id, out } => emit(export(&id, &out)),
+        SessionCommand::Export { id, out, mask } => emit(export(&id, &out, &mask, config)),
         SessionCommand::Stop { id: Some(id), .. } => {
             emit(client::request(&Request::Stop { id: id.into() }))
         }
@@ -371,6 +378,7 @@ pub fn fast_path(args: &[OsString]) -> Option<i32> {
             Request::Send {
                 id: (*id).into(),
                 inputs,
+                gap_ms: None,
             }
         }
         _ => return None,
@@ -477,16 +485,17 @@ fn write_error(e: crate::output::WriteError) -> HostError {
     }
 }
 
-/// The config's `terminal.scrollback`, checked (`None` when no config sets it).
+/// What `session start` takes from the config: `terminal.scrollback`, checked (`None` when no
+/// config sets it), and `environment`.
 ///
 /// Errors: `invalid_request` for a config that cannot be read or a value over
 /// [`crate::term::MAX_SCROLLBACK`].
-fn config_scrollback(config: Option<&std::path::Path>) -> Result<Option<usize>, HostError> {
-    let rows = crate::options::load_config(config)
-        .map_err(err(ErrorCode::InvalidRequest))?
-        .terminal()
-        .scrollback
-        .map(|n| n as usize);
+fn start_config(
+    config: Option<&std::path::Path>,
+) -> Result<(Option<usize>, crate::options::EnvironmentOptions), HostError> {
+    let options = crate::options::load_config(config).map_err(err(ErrorCode::InvalidRequest))?;
+    let environment = options.environment.clone().unwrap_or_default();
+    let rows = options.terminal().scrollback.map(|n| n as usize);
     match rows {
         Some(n) if n > crate::term::MAX_SCROLLBACK => Err(HostError::new(
             ErrorCode::InvalidRequest,
@@ -495,7 +504,7 @@ fn config_scrollback(config: Option<&std::path::Path>) -> Result<Option<usize>, 
                 crate::term::MAX_SCROLLBACK
             ),
         )),
-        other => Ok(other),
+        other => Ok((other, environment)),
     }
 }
 
@@ -551,9 +560,9 @@ pub fn snapshot(
         .resolve(None)
         .map_err(err(ErrorCode::InvalidRequest))?;
     let appearance = still.mask_header(appearance);
-    let snap = client::request(&Request::Snapshot { id: id.into() })?;
+    let mut snap = client::request(&Request::Snapshot { id: id.into() })?;
     let mut screen: crate::term::Screen =
-        serde_json::from_value(snap["screen"].clone()).map_err(|e| {
+        serde_json::from_value(snap["screen"].take()).map_err(|e| {
             HostError::new(
                 ErrorCode::SessionError,
                 format!("unreadable screen from the host: {e}"),
@@ -668,12 +677,34 @@ fn capture(
     }
 }
 
-/// `session export x.cast`: the session's output so far as an asciicast v2 recording.
-fn export_cast(id: &str, path: &std::path::Path) -> Result<Value, HostError> {
+/// `session export x.cast`: the session's output so far as an asciicast v2 recording, its
+/// secrets masked as a capture's are (the config's and `mask`'s `render.masking`).
+fn export_cast(
+    id: &str,
+    path: &std::path::Path,
+    mask: &super::still::MaskArgs,
+    config: Option<&std::path::Path>,
+) -> Result<Value, HostError> {
+    let flags = crate::options::Options {
+        render: mask.to_options().map(|m| crate::options::RenderOptions {
+            masking: Some(m),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let still = crate::options::load_config(config)
+        .and_then(|c| c.overlay(&flags).still())
+        .map_err(err(ErrorCode::InvalidRequest))?;
     let reply = client::request(&Request::Cast { id: id.into() })?;
     let cast = reply["cast"]
         .as_str()
         .ok_or_else(|| HostError::new(ErrorCode::SessionError, "unreadable cast from the host"))?;
+    let masked = crate::recording::asciicast::parse(cast)
+        .ok()
+        .map(|rec| (super::video::masked_recording(&rec, &still.masker), rec))
+        .filter(|(masked, rec)| masked != rec)
+        .map(|(masked, _)| crate::recording::asciicast::write_v2(&masked));
+    let cast = masked.as_deref().unwrap_or(cast);
     let abs =
         std::path::absolute(path).map_err(|e| HostError::new(ErrorCode::IoError, e.to_string()))?;
     crate::output::write_atomic(path, cast.as_bytes()).map_err(write_error)?;
@@ -684,7 +715,12 @@ fn export_cast(id: &str, path: &std::path::Path) -> Result<Value, HostError> {
 
 /// `session export`: the journal as a scenario document; `.yaml` is appended to a path
 /// without an extension; JSON for `.json`.
-fn export(id: &str, out: &std::path::Path) -> Result<Value, HostError> {
+fn export(
+    id: &str,
+    out: &std::path::Path,
+    mask: &super::still::MaskArgs,
+    config: Option<&std::path::Path>,
+) -> Result<Value, HostError> {
     let mut path = out.to_path_buf();
     if path.is_dir() {
         return Err(HostError::new(
@@ -699,7 +735,7 @@ fn export(id: &str, out: &std::path::Path) -> Result<Value, HostError> {
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("cast"))
     {
-        return export_cast(id, &path);
+        return export_cast(id, &path, mask, config);
     }
     if let Some(ext) = path.extension() {
         let ext = ext.to_string_lossy();

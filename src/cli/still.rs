@@ -78,12 +78,14 @@ impl StillArgs {
             left: c.crop_left.clone(),
         };
         Options {
-            render: self
-                .mask
-                .to_options()
-                .map(|m| RenderOptions { masking: Some(m) }),
-            capture: (crop != CropOptions::default())
-                .then_some(CaptureOptions { crop: Some(crop) }),
+            render: self.mask.to_options().map(|m| RenderOptions {
+                masking: Some(m),
+                ..RenderOptions::default()
+            }),
+            capture: (crop != CropOptions::default()).then_some(CaptureOptions {
+                crop: Some(crop),
+                ..CaptureOptions::default()
+            }),
             ..Options::default()
         }
     }

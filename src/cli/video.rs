@@ -29,9 +29,9 @@ pub struct VideoArgs {
     /// image (the final screen) or video (the whole run).
     #[arg(short = 'm', long = "mode", value_enum, help_heading = "Animation")]
     pub mode: Option<Mode>,
-    /// Most frames a second (1-120).
-    #[arg(long, default_value_t = 12, help_heading = "Animation")]
-    pub fps: u32,
+    /// Most frames a second (1-120; default 12).
+    #[arg(long, help_heading = "Animation")]
+    pub fps: Option<u32>,
     /// Play once and stop on the last frame.
     #[arg(long, help_heading = "Animation")]
     pub no_loop: bool,
@@ -64,7 +64,14 @@ pub struct VideoArgs {
     /// Also write the output as an asciicast v2 recording.
     #[arg(long, value_name = "PATH", help_heading = "Animation")]
     pub save_cast: Option<PathBuf>,
+    /// The options a config file set (not a flag): the flag and the config key, so an error
+    /// about the value names the key.
+    #[arg(skip)]
+    pub from_config: Vec<(&'static str, &'static str)>,
 }
+
+/// `--fps` when neither the flag nor the config file sets it.
+pub const DEFAULT_FPS: u32 = 12;
 
 /// `--time`: one moment or a span, seconds.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -101,6 +108,86 @@ fn parse_time(s: &str) -> Result<TimeArg, String> {
 }
 
 impl VideoArgs {
+    /// Most frames a second (`--fps`, else 12).
+    pub fn fps(&self) -> u32 {
+        self.fps.unwrap_or(DEFAULT_FPS)
+    }
+
+    /// The config file's `capture.mode`, `capture.video` and `capture.image` under these
+    /// flags: a flag given wins; `video.time` applies to an animation, `image.*` to a still.
+    ///
+    /// Errors: `capture.image` with both `frame` and `time`, a negative or reversed time.
+    pub fn apply_config(
+        &mut self,
+        config: &crate::options::CaptureOptions,
+        format: Format,
+    ) -> Result<(), String> {
+        use crate::options::CaptureMode;
+        if !self.video && self.mode.is_none() {
+            self.mode = config.mode.map(|m| match m {
+                CaptureMode::Image => Mode::Image,
+                CaptureMode::Video => Mode::Video,
+            });
+        }
+        let seconds = |key: &str, v: f64| {
+            secs(&v.to_string()).ok_or_else(|| {
+                format!("config capture.{key}: {v} is not a number of seconds (0 or more)")
+            })
+        };
+        let video = config.video.clone().unwrap_or_default();
+        if self.fps.is_none() && video.fps.is_some() {
+            self.fps = video.fps;
+            self.from_config.push(("--fps", "capture.video.fps"));
+        }
+        if video.looped == Some(false) {
+            self.no_loop = true;
+        }
+        let image = config.image.clone().unwrap_or_default();
+        if image.frame.is_some() && image.time.is_some() {
+            return Err("config capture.image: give frame or time, not both".into());
+        }
+        if self.time.is_some() || self.frame.is_some() {
+            return Ok(());
+        }
+        if self.animated(format) {
+            if let Some(span) = &video.time {
+                let start = seconds("video.time.start", span.start.unwrap_or(0.0))?;
+                let end = match span.end {
+                    Some(e) => seconds("video.time.end", e)?,
+                    None => Duration::from_secs_f64(1e7),
+                };
+                if end < start {
+                    return Err("config capture.video.time: end is before start".into());
+                }
+                self.time = Some(TimeArg::Span(start, end));
+                self.from_config.push(("--time", "capture.video.time"));
+            }
+        } else {
+            if image.frame.is_some() {
+                self.frame = image.frame;
+                self.from_config.push(("--frame", "capture.image.frame"));
+            }
+            if let Some(t) = image.time {
+                self.time = Some(TimeArg::At(seconds("image.time", t)?));
+                self.from_config.push(("--time", "capture.image.time"));
+            }
+        }
+        Ok(())
+    }
+
+    /// `message` (an error about a value) naming the config key when a config file set the
+    /// value it starts with (`config capture.image.frame: --frame 3: the animation has …`).
+    pub fn blame_config(&self, message: String) -> String {
+        match self
+            .from_config
+            .iter()
+            .find(|(flag, _)| message.starts_with(&format!("{flag} ")))
+        {
+            Some((_, key)) => format!("config {key}: {message}"),
+            None => message,
+        }
+    }
+
     /// Whether the output is an animation (`-v`, `-m video`, or a video format).
     pub fn animated(&self, format: Format) -> bool {
         self.video || self.mode == Some(Mode::Video) || format.is_video()
@@ -123,8 +210,8 @@ impl VideoArgs {
     ///
     /// Errors: one line naming the options that do not go together.
     pub fn check(&self, format: Format, has_command: bool) -> Result<(), String> {
-        if self.fps == 0 || self.fps > 120 {
-            return Err(recording::FrameError::Fps(self.fps).to_string());
+        if self.fps() == 0 || self.fps() > 120 {
+            return Err(recording::FrameError::Fps(self.fps()).to_string());
         }
         if self.input.is_some() && has_command {
             return Err("--in renders a recording: give no command with it".into());
@@ -198,16 +285,11 @@ pub struct Job<'a> {
     pub still: &'a crate::options::Still,
 }
 
-/// Renders `recording` as `job` asks: the animation (or the still of `--frame`/`--time T`),
-/// plus `--save-cast` and `--save-frames`.
-///
-/// Errors: one line (bad `--time` range, `--frame` past the end, ffmpeg missing or failing,
-/// a frame too large to rasterise).
 /// `recording` with its output masked ([`crate::mask::Masker::mask_output`]) as one text, so
 /// a secret split between two reads is still found; masking replaces characters one for one,
 /// so each output event keeps its own characters. Output that is not UTF-8 as a whole is
 /// masked event by event (decoded lossily).
-fn masked_recording(recording: &Recording, masker: &crate::mask::Masker) -> Recording {
+pub fn masked_recording(recording: &Recording, masker: &crate::mask::Masker) -> Recording {
     let mut out = recording.clone();
     let whole: Vec<u8> = recording
         .events
@@ -250,6 +332,11 @@ fn masked_recording(recording: &Recording, masker: &crate::mask::Masker) -> Reco
     out
 }
 
+/// Renders `recording` as `job` asks: the animation (or the still of `--frame`/`--time T`),
+/// plus `--save-cast` and `--save-frames`.
+///
+/// Errors: one line (bad `--time` range, `--frame` past the end, ffmpeg missing or failing,
+/// a frame too large to rasterise).
 pub fn render(recording: Recording, job: &Job<'_>) -> Result<Rendered, String> {
     let args = job.args;
     let mut files = Vec::new();
@@ -265,7 +352,7 @@ pub fn render(recording: Recording, job: &Job<'_>) -> Result<Rendered, String> {
         rec = rec.with_speed(speed);
     }
     let total = rec.duration();
-    let mut frames = recording::frames(&rec, args.fps).map_err(|e| e.to_string())?;
+    let mut frames = recording::frames(&rec, args.fps()).map_err(|e| e.to_string())?;
     let mut end = total;
     if let Some(TimeArg::Span(a, b)) = args.time {
         frames = recording::trim(frames, total, a, b).map_err(|e| e.to_string())?;
@@ -324,7 +411,7 @@ pub fn render(recording: Recording, job: &Job<'_>) -> Result<Rendered, String> {
     let encoding = encode::Encoding {
         duration_ms,
         looped,
-        fps: args.fps,
+        fps: args.fps(),
         scale: job.scale,
     };
     let bytes = encode::encode(&frames, job.format, &encoding, job.appearance, &fonts)

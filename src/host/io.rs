@@ -4,7 +4,8 @@
 //! Per readiness event the loop reads at most [`READ_CHUNK`] bytes of one session and parses
 //! them under that session's lock (a few hundred microseconds), so a flooding session shares
 //! the loop fairly and a request never waits long for a session's lock. Pending input is
-//! written when the PTY has room ([`Core::flush`]); a program's exit arrives on its pidfd.
+//! written when the PTY has room ([`Core::flush`]) and any quiet gap between writes has passed
+//! ([`Core::input_due`]); a program's exit arrives on its pidfd.
 //! Timers (synchronized-output deadlines, the drain after an exit) come from each session's
 //! [`Pump`].
 //!
@@ -192,6 +193,11 @@ impl Io {
         let _ = self.poller.modify_with_mode(&core.fd, ev, PollMode::Level);
     }
 
+    /// Wakes the loop so that it looks again at when it is next due (a quiet gap began).
+    pub(super) fn wake(&self) {
+        let _ = self.poller.notify();
+    }
+
     fn send(&self, c: Command) {
         self.inbox.lock().unwrap_or_else(|e| e.into_inner()).push(c);
         let _ = self.poller.notify();
@@ -206,7 +212,8 @@ fn run(io: &'static Io) {
         let now = Instant::now();
         let timeout = table
             .values()
-            .filter_map(|e| e.due)
+            .flat_map(|e| [e.due, e.core.input_due()])
+            .flatten()
             .min()
             .map(|d| d.saturating_duration_since(now));
         events.clear();
@@ -244,6 +251,10 @@ fn run(io: &'static Io) {
         }
         let now = Instant::now();
         for e in table.values_mut() {
+            if e.core.input_due().is_some_and(|d| d <= now) {
+                // A quiet gap has passed: the input it held back goes out.
+                e.core.flush();
+            }
             if e.due.is_some_and(|d| d <= now) {
                 if e.exit_fd.is_none() {
                     e.reap(io);
@@ -296,8 +307,8 @@ impl Entry {
                 });
                 match parsed {
                     Some(answers) if !answers.is_empty() => {
-                        // Query answers go out in order with any pending input.
-                        let _ = self.core.queue(vec![answers], false);
+                        // In order with pending input, or at once during a quiet gap.
+                        self.core.answer(answers);
                     }
                     Some(_) => {}
                     None => self.stop_after_failure(io),

@@ -30,14 +30,19 @@ use crate::term::keys::Input;
 pub enum Entry {
     /// How the program was started.
     Launch(Launch),
-    /// A send, with its inputs in order.
+    /// A send, with its inputs in order, and the quiet gap it asked for after a paste or a
+    /// bare Escape (ms; `None`: the default).
     Send {
         inputs: Vec<Input>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        gap_ms: Option<u64>,
     },
     /// A send made while the program was at a hidden prompt (see [`Entry::send`]): its inputs
     /// in order, those that carry text kept only as their kind.
     HiddenSend {
         inputs: Vec<Sent>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        gap_ms: Option<u64>,
     },
     Resize {
         width: u16,
@@ -76,9 +81,13 @@ impl Entry {
     /// kept only as its kind, and named keys (`Enter`, `Ctrl+C`, …) as they are.
     pub fn send(inputs: Vec<Input>, hidden: bool) -> Entry {
         if !hidden {
-            return Entry::Send { inputs };
+            return Entry::Send {
+                inputs,
+                gap_ms: None,
+            };
         }
         Entry::HiddenSend {
+            gap_ms: None,
             inputs: inputs
                 .into_iter()
                 .map(|i| {
@@ -92,6 +101,15 @@ impl Entry {
                 })
                 .collect(),
         }
+    }
+
+    /// A send entry with the quiet gap its request asked for (ms; `None`: the default);
+    /// other entries as they are.
+    pub fn with_gap(mut self, gap: Option<u64>) -> Entry {
+        if let Entry::Send { gap_ms, .. } | Entry::HiddenSend { gap_ms, .. } = &mut self {
+            *gap_ms = gap;
+        }
+        self
     }
 
     /// True for observations, which an export leaves out.
@@ -232,7 +250,8 @@ mod tests {
         assert_eq!(
             Entry::send(inputs.clone(), false),
             Entry::Send {
-                inputs: inputs.clone()
+                inputs: inputs.clone(),
+                gap_ms: None,
             }
         );
         let hidden = Entry::send(inputs, true);

@@ -308,6 +308,11 @@ pub enum Request {
     Send {
         id: SessionId,
         inputs: Vec<Input>,
+        /// The quiet gap after a paste or a lone Escape before the rest of the inputs, ms
+        /// (default [`super::session::DEFAULT_INPUT_GAP`], at most
+        /// [`super::session::MAX_INPUT_GAP`]; 0 for none).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        gap_ms: Option<u64>,
     },
     Resize {
         id: SessionId,

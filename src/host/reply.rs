@@ -262,6 +262,9 @@ impl<'a> ScreenDoc<'a> {
                 bracketed_paste: m.bracketed_paste,
                 mouse_reporting: m.mouse_reporting,
                 synchronized_output: m.synchronized_output,
+                kitty_keyboard_flags: m.kitty_keyboard_flags,
+                grapheme_clusters: m.grapheme_clusters,
+                forced_sync_ends: m.forced_sync_ends,
             },
             structured: structured.then_some(Structured {
                 schema_version: SCHEMA,
@@ -287,6 +290,16 @@ pub struct ModesDoc {
     pub bracketed_paste: bool,
     pub mouse_reporting: bool,
     pub synchronized_output: bool,
+    /// The kitty keyboard protocol flags the program pushed (`CSI > flags u`; 0: legacy keys).
+    /// Bits 1 (disambiguate) and 8 (all keys as escape codes) change what `send --keys`
+    /// writes, and let it send keys the legacy encoding lacks (`Shift+Enter`, `Ctrl+Enter`…).
+    pub kitty_keyboard_flags: u8,
+    /// DEC private mode 2027: emoji clusters (VS16, ZWJ sequences, flags) take 2 cells as in
+    /// modern terminals; false when the program reset it (every code point its `wcwidth`).
+    pub grapheme_clusters: bool,
+    /// Synchronized-output frames the host ended by force so far (left open past 1 s, or open
+    /// when the output ended); such a frame was shown as far as it had come.
+    pub forced_sync_ends: u64,
 }
 
 /// The versioned structured snapshot (`read --structured`).

@@ -28,6 +28,7 @@ use super::reply::{self, ScreenDoc, SCHEMA};
 use super::serve::{self, Outcome, Registry};
 use super::session::{
     retention, Poll, Session, Sessions, State, CAPTURE_QUIET, CAPTURE_SETTLE_MAX,
+    DEFAULT_INPUT_GAP, MAX_INPUT_GAP,
 };
 use crate::term::keys;
 
@@ -267,7 +268,7 @@ impl Host {
             } => self.wait_start(&id, condition, timeout_ms),
             Request::WaitPoll { id, waiter } => self.wait_poll(&id, waiter),
             Request::WaitEnd { id, waiter } => self.wait_end(&id, waiter),
-            Request::Send { id, inputs } => self.send(&id, inputs),
+            Request::Send { id, inputs, gap_ms } => self.send(&id, inputs, gap_ms),
             Request::Resize { id, width, height } => self.resize(&id, width, height),
             Request::Stop { id } => self.stop(&id),
             Request::StopAll => self.stop_all(),
@@ -497,11 +498,29 @@ impl Host {
         })
     }
 
-    /// `send`: validates every step first, then queues them as one action.
+    /// `send`: validates every step first, then queues them as one action, with a quiet gap
+    /// of `gap_ms` (default [`DEFAULT_INPUT_GAP`]) after a paste or a lone Escape that more
+    /// input follows.
     ///
-    /// Errors: `unsupported_key`, `invalid_request` for bad steps; the session's (see
-    /// [`Session::send`]).
-    fn send(&self, id: &str, inputs: Vec<keys::Input>) -> Result<Outcome, HostError> {
+    /// Errors: `unsupported_key`, `invalid_request` for bad steps or a gap over
+    /// [`MAX_INPUT_GAP`]; the session's (see [`Session::send`]).
+    fn send(
+        &self,
+        id: &str,
+        inputs: Vec<keys::Input>,
+        gap_ms: Option<u64>,
+    ) -> Result<Outcome, HostError> {
+        let gap = gap_ms.map_or(DEFAULT_INPUT_GAP, Duration::from_millis);
+        if gap > MAX_INPUT_GAP {
+            return Err(HostError::new(
+                ErrorCode::InvalidRequest,
+                format!(
+                    "the gap after a paste or Escape is at most {} ms, not {} ms",
+                    MAX_INPUT_GAP.as_millis(),
+                    gap.as_millis()
+                ),
+            ));
+        }
         let steps = keys::validate(&inputs).map_err(|e| {
             let code = if e.code() == "unsupported_key" {
                 ErrorCode::UnsupportedKey
@@ -520,8 +539,8 @@ impl Host {
         };
         // Read before the input is written: the program may leave the prompt at once.
         let hidden = s.hidden_prompt();
-        s.send(steps)?;
-        s.record(Entry::send(inputs, hidden));
+        s.send(steps, gap)?;
+        s.record(Entry::send(inputs, hidden).with_gap(gap_ms));
         let g = s.lock();
         Outcome::now(&reply::Sent {
             schema_version: SCHEMA,

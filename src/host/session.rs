@@ -166,6 +166,9 @@ pub struct Shared {
     pub state: State,
     pub exit: Option<Exit>,
     pub updated_at: SystemTime,
+    /// When the screen last changed or input was last queued: [`Session::settle`] counts its
+    /// quiet from here.
+    pub active_at: Instant,
     pub expires_at: Option<SystemTime>,
     rows: RowVersions,
     waiters: HashMap<u64, Waiter>,
@@ -246,6 +249,7 @@ impl Shared {
     pub(super) fn bump(&mut self) {
         self.version += 1;
         self.updated_at = SystemTime::now();
+        self.active_at = Instant::now();
         let texts = (0..self.emulator.rows())
             .map(|r| self.emulator.row_text(r))
             .collect();
@@ -353,14 +357,38 @@ impl Shared {
 /// fails with `invalid_operation` and writes nothing of its request (issue: input piles up).
 pub const MAX_PENDING_INPUT: usize = 4 * 1024 * 1024;
 
-/// Input waiting for room in the PTY: whole writes in order (each input step is one write).
+/// The quiet gap `send` leaves after a paste or a lone Escape when more input of the same
+/// request follows ([`keys::wants_quiet_gap`]), unless the request names its own. Sized from
+/// the agents termio drives: Codex drops a Return that comes within 120 ms of pasted input and
+/// its termio definition waits 200 ms (`quiet_ms`); Claude Code's paste debounce is shorter;
+/// programs with an Escape timeout (vim's `ttimeoutlen` 100 ms, Ink, crossterm) read ESC and
+/// what follows within it as Alt+<key>.
+pub const DEFAULT_INPUT_GAP: Duration = Duration::from_millis(200);
+
+/// The longest quiet gap a request may ask for.
+pub const MAX_INPUT_GAP: Duration = Duration::from_secs(10);
+
+/// One write of input and the quiet gap to keep after it before the next write.
+#[derive(Debug, Default)]
+pub(super) struct Chunk {
+    bytes: Vec<u8>,
+    gap: Duration,
+    /// The terminal's answer to a query: not held back by a quiet gap.
+    answer: bool,
+}
+
+/// Input waiting for room in the PTY or for a quiet gap to pass: whole writes in order (each
+/// input step is one write).
 #[derive(Debug, Default)]
 struct Pending {
-    chunks: VecDeque<Vec<u8>>,
+    chunks: VecDeque<Chunk>,
     /// Bytes of the first chunk already written.
     written: usize,
     /// Bytes in all chunks, less `written`.
     bytes: usize,
+    /// Nothing more is written before this instant: the quiet gap after a written chunk that
+    /// asked for one. The I/O loop writes on when it passes ([`Core::input_due`]).
+    hold: Option<Instant>,
 }
 
 /// What a session shares with the I/O loop ([`super::io`]): the screen state, its change
@@ -404,24 +432,75 @@ impl Core {
     }
 
     /// Queues whole writes and writes what the PTY takes now; the rest is written by the I/O
-    /// loop when the PTY has room. With `bounded`, a request that would leave more than
-    /// [`MAX_PENDING_INPUT`] bytes pending is refused whole (query answers are not bounded).
+    /// loop when the PTY has room and any quiet gap has passed. A request that would leave
+    /// more than [`MAX_PENDING_INPUT`] bytes pending is refused whole.
     ///
     /// Errors: the number of bytes already pending, when refused.
-    pub(super) fn queue(&self, chunks: Vec<Vec<u8>>, bounded: bool) -> Result<(), usize> {
+    pub(super) fn queue(&self, chunks: Vec<Chunk>) -> Result<(), usize> {
         let mut p = self.input.lock().unwrap_or_else(|e| e.into_inner());
-        let adding: usize = chunks.iter().map(Vec::len).sum();
-        if bounded && p.bytes + adding > MAX_PENDING_INPUT {
+        let adding: usize = chunks.iter().map(|c| c.bytes.len()).sum();
+        if p.bytes + adding > MAX_PENDING_INPUT {
             return Err(p.bytes);
         }
         let was_empty = p.chunks.is_empty();
         p.bytes += adding;
         p.chunks
-            .extend(chunks.into_iter().filter(|c| !c.is_empty()));
+            .extend(chunks.into_iter().filter(|c| !c.bytes.is_empty()));
         if was_empty {
             self.write_pending(&mut p);
         }
         Ok(())
+    }
+
+    /// Queues the terminal's answers to the program's queries (not bounded). They go out in
+    /// order with pending input, except during a quiet gap: a terminal answers while the user
+    /// pauses, so they are written then, ahead of the input the gap holds back (which is never
+    /// half-written during a gap).
+    pub(super) fn answer(&self, bytes: Vec<u8>) {
+        if bytes.is_empty() {
+            return;
+        }
+        let mut p = self.input.lock().unwrap_or_else(|e| e.into_inner());
+        let was_empty = p.chunks.is_empty();
+        p.bytes += bytes.len();
+        let chunk = Chunk {
+            bytes,
+            gap: Duration::ZERO,
+            answer: true,
+        };
+        if p.hold.is_some() {
+            // After the answers already waiting at the front (one may be half-written).
+            let at = p.chunks.iter().take_while(|c| c.answer).count();
+            p.chunks.insert(at, chunk);
+            self.write_pending(&mut p);
+        } else {
+            p.chunks.push_back(chunk);
+            if was_empty {
+                self.write_pending(&mut p);
+            }
+        }
+    }
+
+    /// How long until every queued write is out and any quiet gap after the last one has
+    /// passed: `None` when that is so now; else the time left in the gap, or a short poll
+    /// interval while writes are pending.
+    fn input_unsettled(&self) -> Option<Duration> {
+        let p = self.input.lock().unwrap_or_else(|e| e.into_inner());
+        let left = p
+            .hold
+            .map(|t| t.saturating_duration_since(Instant::now()))
+            .filter(|d| !d.is_zero());
+        match (p.chunks.is_empty(), left) {
+            (true, None) => None,
+            (true, Some(d)) => Some(d),
+            (false, _) => Some(Duration::from_millis(5)),
+        }
+    }
+
+    /// When the I/O loop must write on: the end of a quiet gap that holds back pending input.
+    pub(super) fn input_due(&self) -> Option<Instant> {
+        let p = self.input.lock().unwrap_or_else(|e| e.into_inner());
+        p.hold.filter(|_| !p.chunks.is_empty())
     }
 
     /// Writes pending input while the PTY takes it (called by the I/O loop on write
@@ -433,11 +512,23 @@ impl Core {
 
     fn write_pending(&self, p: &mut Pending) {
         while let Some(chunk) = p.chunks.front() {
-            match rustix::io::write(&self.fd, &chunk[p.written..]) {
+            if let Some(until) = p.hold.filter(|_| !chunk.answer) {
+                if Instant::now() < until {
+                    // The loop comes back when the gap has passed (it asks `input_due`).
+                    super::io::io().want_write(self, false);
+                    super::io::io().wake();
+                    return;
+                }
+                p.hold = None;
+            }
+            match rustix::io::write(&self.fd, &chunk.bytes[p.written..]) {
                 Ok(n) => {
                     p.written += n;
                     p.bytes -= n;
-                    if p.written == chunk.len() {
+                    if p.written == chunk.bytes.len() {
+                        if !chunk.gap.is_zero() {
+                            p.hold = Some(Instant::now() + chunk.gap);
+                        }
                         p.chunks.pop_front();
                         p.written = 0;
                     }
@@ -546,6 +637,7 @@ impl Session {
                 state: State::Running,
                 exit: None,
                 updated_at: SystemTime::now(),
+                active_at: Instant::now(),
                 expires_at: None,
                 rows: RowVersions::default(),
                 waiters: HashMap::new(),
@@ -580,14 +672,31 @@ impl Session {
     }
 
     /// Queues validated input steps, each encoded against the application's current modes
-    /// (DECCKM, DECKPAM, bracketed paste) and written in order, one write per step.
+    /// (DECCKM, DECKPAM, bracketed paste, kitty keyboard flags) and written in order, one write
+    /// per step, as one action: no other input comes between them. After a paste or a lone
+    /// Escape followed by more of these steps, the next write waits until `gap` has passed
+    /// since that write ended ([`keys::wants_quiet_gap`]; zero for none).
     ///
-    /// Errors: `session_exited` when the program has ended; `invalid_operation` when the
-    /// program has not read [`MAX_PENDING_INPUT`] bytes of earlier input (nothing of this
-    /// request is written then).
-    pub fn send(&self, steps: Vec<Step>) -> Result<(), HostError> {
-        let chunks: Vec<Vec<u8>> = {
-            let g = self.lock();
+    /// Errors: `unsupported_key` for a key the program's modes cannot encode (a kitty-only key
+    /// in the legacy encoding); `session_exited` when the program has ended;
+    /// `invalid_operation` when the program has not read [`MAX_PENDING_INPUT`] bytes of
+    /// earlier input. Nothing of the request is written then.
+    pub fn send(&self, steps: Vec<Step>, gap: Duration) -> Result<(), HostError> {
+        self.send_then_quiet(steps, gap, Duration::ZERO)
+    }
+
+    /// [`Session::send`], then a quiet gap of `quiet_after` after the last step, before any
+    /// later input (the submitting Return of a typed prompt, which the caller sends next).
+    ///
+    /// Errors: as [`Session::send`].
+    pub fn send_then_quiet(
+        &self,
+        steps: Vec<Step>,
+        gap: Duration,
+        quiet_after: Duration,
+    ) -> Result<(), HostError> {
+        let chunks: Vec<Chunk> = {
+            let mut g = self.lock();
             if g.state != State::Running {
                 return Err(HostError::new(
                     ErrorCode::SessionExited,
@@ -596,9 +705,29 @@ impl Session {
             }
             // Encoded against the modes of the output parsed so far (the request's "now").
             let modes = g.emulator.modes();
-            steps.iter().map(|s| keys::encode_step(s, &modes)).collect()
+            let writes = keys::encode_steps(&steps, &modes)
+                .map_err(|e| HostError::new(ErrorCode::UnsupportedKey, e.to_string()))?;
+            // A capture right after this send waits for the program's answer to settle.
+            g.active_at = Instant::now();
+            let last = writes.len().saturating_sub(1);
+            steps
+                .iter()
+                .zip(writes)
+                .enumerate()
+                .map(|(i, (step, bytes))| Chunk {
+                    gap: if i == last {
+                        quiet_after
+                    } else if keys::wants_quiet_gap(step, &bytes) {
+                        gap
+                    } else {
+                        Duration::ZERO
+                    },
+                    bytes,
+                    answer: false,
+                })
+                .collect()
         };
-        self.core.queue(chunks, true).map_err(|pending| {
+        self.core.queue(chunks).map_err(|pending| {
             HostError::new(
                 ErrorCode::InvalidOperation,
                 format!(
@@ -608,6 +737,21 @@ impl Session {
                 ),
             )
         })
+    }
+
+    /// Waits until the input queued so far is written and the quiet gap after it (see
+    /// [`Session::send_then_quiet`]) has passed, at most `limit` (a program that reads no
+    /// input keeps its input pending). Returns whether it settled.
+    pub fn wait_input_settled(&self, limit: Duration) -> bool {
+        let end = Instant::now() + limit;
+        while let Some(wait) = self.core.input_unsettled() {
+            let now = Instant::now();
+            if now >= end {
+                return false;
+            }
+            std::thread::sleep(wait.min(end - now));
+        }
+        true
     }
 
     /// Resizes the grid, then the PTY (the kernel signals SIGWINCH), under the lock so that
@@ -827,13 +971,14 @@ impl Session {
         g.exit.clone()
     }
 
-    /// Waits until the screen has not changed for `quiet` (at most `max` in all), so a capture
-    /// never catches a program between the parts of one redraw (text drawn, cursor not yet
-    /// moved). Returns at once for a session that has ended.
+    /// Waits until the screen has not changed, and no input was sent, for `quiet` (at most
+    /// `max` in all), so a capture never catches a program between the parts of one redraw
+    /// (text drawn, cursor not yet moved). A screen quiet for long enough already returns at
+    /// once, as does a session that has ended.
     pub fn settle(&self, quiet: Duration, max: Duration) {
         let end = Instant::now() + max;
         let mut g = self.lock();
-        let mut seen = (g.version, Instant::now());
+        let mut seen = (g.version, g.active_at);
         while g.state == State::Running {
             let now = Instant::now();
             if now >= end || now.duration_since(seen.1) >= quiet {
@@ -844,7 +989,7 @@ impl Session {
                 .changed
                 .wait_for(&mut g, until.saturating_duration_since(now));
             if g.version != seen.0 {
-                seen = (g.version, Instant::now());
+                seen = (g.version, g.active_at);
             }
         }
     }

@@ -42,7 +42,9 @@ const INSTRUCTIONS: &str = "Drive terminal programs (vim, less, htop, REPLs, TUI
 sessions and see their screens. Typical loop: session_start → session_wait for a prompt or text → \
 session_send keys/text → session_wait (pass the send reply's `version` as `since`) → session_read \
 (text) or session_capture (a PNG you can look at) → session_stop. Errors carry a stable code in \
-structuredContent.error.code (session_not_found, unsupported_key, wait_timeout, invalid_request, …).";
+structuredContent.error.code (session_not_found, unsupported_key, wait_timeout, invalid_request, …). \
+Resources: each session's screen (console2svg://session/<id>/screen) and termio's watch of this \
+project (console2svg://termio/watch: status changes of its sessions); subscribe to be notified.";
 
 /// Runs the server on stdin/stdout until the client closes the connection.
 ///
@@ -225,7 +227,7 @@ impl Server {
     }
 
     #[tool(
-        description = "Send input to a session, in order, as one write: `inputs` is a list of {\"text\": …} (typed as-is, no newline added), {\"keys\": \"Enter\"} (one key name: Enter, Tab, Escape, Backspace, Up, Down, PageUp, F1–F12, Ctrl+C, Alt+X, Shift+Tab, KP5, …; encoded for the program's current modes), {\"paste\": …} (bracketed paste when enabled) or {\"rawHex\": \"1b5b41\"}. The reply's `version` is the screen version to pass as `since` to session_wait. An unknown key name fails with `unsupported_key` and nothing is sent."
+        description = "Send input to a session, in order, as one write: `inputs` is a list of {\"text\": …} (typed as-is, no newline added), {\"keys\": \"Enter\"} (one key name: Enter, Tab, Escape, Backspace, Up, Down, PageUp, F1–F12, Ctrl+C, Alt+X, Shift+Tab, KP5, …; encoded for the program's current modes), {\"paste\": …} (bracketed paste when enabled) or {\"rawHex\": \"1b5b41\"}. After a paste, or a bare Escape, that more input follows, the rest waits a quiet `gap` (default 200ms) so composers do not swallow the Return and Escape is not read as Alt. Keys such as Shift+Enter, Ctrl+Enter or Ctrl+Shift+A are sent the kitty keyboard protocol's way once the program enabled it (CSI > 1 u). The reply's `version` is the screen version to pass as `since` to session_wait. An unknown key name, or one the program's keyboard mode cannot encode, fails with `unsupported_key` and nothing is sent."
     )]
     async fn session_send(&self, Parameters(p): Parameters<SendParams>) -> Outcome {
         blocking(move || {
@@ -235,9 +237,11 @@ impl Server {
                     "nothing to send: give at least one of text, keys, paste or rawHex in `inputs`",
                 ));
             }
+            let gap = p.gap.as_ref().map(|g| g.to_duration("gap")).transpose()?;
             plain(Request::Send {
                 id: p.id.into(),
                 inputs: p.inputs.into_iter().map(Into::into).collect(),
+                gap_ms: gap.map(|g| g.as_millis().try_into().unwrap_or(u64::MAX)),
             })
         })
         .await
@@ -361,7 +365,8 @@ impl ServerHandler for Server {
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResult, ErrorData> {
         let uri = request.uri.clone();
-        let text = in_thread(move || resources::read(&uri)).await?;
+        let subscriptions = Arc::clone(&self.subscriptions);
+        let text = in_thread(move || resources::read(&uri, &subscriptions)).await?;
         Ok(ReadResourceResult::new(vec![ResourceContents::text(
             text,
             request.uri,

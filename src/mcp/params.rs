@@ -46,8 +46,10 @@ pub struct StartParams {
     /// `["bash", "-lc", "…"]` for a command line).
     pub command: Vec<String>,
     /// Columns, 1–500 (default 100).
+    #[schemars(range(min = 1, max = 500))]
     pub width: Option<u16>,
     /// Rows, 1–500 (default 24).
+    #[schemars(range(min = 1, max = 500))]
     pub height: Option<u16>,
     /// Working directory of the program (default: the server's current directory).
     pub cwd: Option<String>,
@@ -58,6 +60,7 @@ pub struct StartParams {
     #[serde(default)]
     pub no_delete_envs: bool,
     /// Rows of scrollback the session keeps, 0–100000 (default: the host's, 2000).
+    #[schemars(range(max = 100000))]
     pub scrollback: Option<u32>,
     /// Keep the session's output with its timing (at most 4 MiB), so `session export ID -o
     /// x.cast` can write it as an asciicast.
@@ -201,6 +204,10 @@ pub struct SendParams {
     pub id: String,
     /// What to send, in order, as one write: e.g. `[{"text": ":wq"}, {"keys": "Enter"}]`.
     pub inputs: Vec<SendItem>,
+    /// The quiet gap after a paste, or a bare Escape key, when more input follows (default
+    /// 200 ms, 0 for none, at most 10 s): composers that debounce a paste drop a Return sent
+    /// with it, and programs read ESC + text within their escape timeout as Alt+text.
+    pub gap: Option<DurationArg>,
 }
 
 /// `session_resize`.
@@ -210,8 +217,10 @@ pub struct ResizeParams {
     /// The session id.
     pub id: String,
     /// Columns, 1–500.
+    #[schemars(range(min = 1, max = 500))]
     pub width: u16,
     /// Rows, 1–500.
+    #[schemars(range(min = 1, max = 500))]
     pub height: u16,
 }
 
@@ -360,8 +369,10 @@ pub struct CaptureParams {
     /// The program and its arguments; a single element is run as a shell command line.
     pub command: Vec<String>,
     /// Columns, 1–500 (default 100).
+    #[schemars(range(min = 1, max = 500))]
     pub width: Option<u16>,
     /// Rows, 1–500 (default 24).
+    #[schemars(range(min = 1, max = 500))]
     pub height: Option<u16>,
     /// Stop after this long and return the screen as it is (status `partial`); default 30 s.
     pub timeout: Option<DurationArg>,

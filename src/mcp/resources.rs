@@ -5,6 +5,11 @@
 //! A subscription is a thread on the host's `attach` stream of the session
 //! ([`crate::host::events::serve_attach`]: a frame per change, at most one per 33 ms); it ends
 //! on unsubscribe, when the session ends (after a last notification) or when the client goes.
+//!
+//! termio's watch is a resource too, [`super::termio::WATCH_URI`] (JSON): the roster of the
+//! server's project and the `termio sessions watch --json` lines (every state) since the
+//! client subscribed; a subscription is a thread on the host's event stream through
+//! [`crate::termio::watch::Watcher`], and each new line is a notification.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -41,13 +46,22 @@ pub fn session_of(uri: &str) -> Result<&str, HostError> {
         })
 }
 
-/// The screen resources of the running sessions.
+/// The screen resources of the running sessions, and the watch resource of the server's
+/// termio project when it has one.
 ///
 /// Errors: the host's (`host_unavailable`, …).
 pub fn list() -> Result<Vec<Resource>, HostError> {
     let reply = client::request(&Request::List { all: false })?;
     let sessions = reply["sessions"].as_array().cloned().unwrap_or_default();
-    Ok(sessions
+    let watch = super::termio::project().ok().map(|project| {
+        Resource::new(super::termio::WATCH_URI, "termio watch")
+            .with_title("termio: status changes of this project's sessions")
+            .with_description(format!(
+                "JSON: the roster of the termio sessions of {project} and every status change (working, idle, done, needs-you, stalled) since you subscribed, numbered by seq; subscribe to be told of each new one"
+            ))
+            .with_mime_type("application/json")
+    });
+    Ok(watch.into_iter().chain(sessions
         .iter()
         .filter_map(|s| {
             let id = s["sessionId"].as_str()?;
@@ -60,18 +74,22 @@ pub fn list() -> Result<Vec<Resource>, HostError> {
                     ))
                     .with_mime_type("text/plain"),
             )
-        })
+        }))
         .collect())
 }
 
-/// The screen's text now (rows joined by newlines, trailing blanks trimmed).
+/// The screen's text now (rows joined by newlines, trailing blanks trimmed), or the watch
+/// document ([`super::termio::watch_document`]) with the lines `subscriptions` kept.
 ///
 /// Errors: `invalid_request` for a bad URI; the host's (`session_not_found`, …).
-pub fn read(uri: &str) -> Result<String, HostError> {
+pub fn read(uri: &str, subscriptions: &Subscriptions) -> Result<String, HostError> {
+    if uri == super::termio::WATCH_URI {
+        return super::termio::watch_document(&subscriptions.watch_log.lock());
+    }
     let id = session_of(uri)?;
-    let snap = client::request(&Request::Snapshot { id: id.into() })?;
+    let mut snap = client::request(&Request::Snapshot { id: id.into() })?;
     let screen: crate::term::Screen =
-        serde_json::from_value(snap["screen"].clone()).map_err(|e| {
+        serde_json::from_value(snap["screen"].take()).map_err(|e| {
             HostError::new(
                 ErrorCode::SessionError,
                 format!("unreadable screen from the host: {e}"),
@@ -121,10 +139,12 @@ impl Debounce {
     }
 }
 
-/// The live subscriptions: URI → the flag that ends its thread.
+/// The live subscriptions: URI → the flag that ends its thread; and the watch resource's
+/// lines.
 #[derive(Default)]
 pub struct Subscriptions {
     live: Mutex<HashMap<String, Arc<AtomicBool>>>,
+    watch_log: Arc<Mutex<super::termio::WatchLog>>,
 }
 
 impl Subscriptions {
@@ -139,6 +159,9 @@ impl Subscriptions {
         closing: Arc<AtomicBool>,
         notify: impl Fn() + Send + 'static,
     ) -> Result<(), HostError> {
+        if uri == super::termio::WATCH_URI {
+            return self.subscribe_watch(closing, notify);
+        }
         let id = session_of(uri)?;
         if self.live.lock().contains_key(uri) {
             return Ok(());
@@ -182,6 +205,62 @@ impl Subscriptions {
                 let mut live = this.live.lock();
                 if live.get(&uri).is_some_and(|s| Arc::ptr_eq(s, &stop)) {
                     live.remove(&uri);
+                }
+            })
+            .map_err(|e| {
+                HostError::new(
+                    ErrorCode::IoError,
+                    format!("cannot start a subscription: {e}"),
+                )
+            })?;
+        Ok(())
+    }
+
+    /// Subscribes to the watch resource: the project's lines of the host's event stream,
+    /// every state, each kept in the log and notified.
+    fn subscribe_watch(
+        self: &Arc<Self>,
+        closing: Arc<AtomicBool>,
+        notify: impl Fn() + Send + 'static,
+    ) -> Result<(), HostError> {
+        let uri = super::termio::WATCH_URI;
+        if self.live.lock().contains_key(uri) {
+            return Ok(());
+        }
+        let project = super::termio::project()?;
+        let (_ack, mut stream) = client::open_stream(&Request::Subscribe)?;
+        let stop = Arc::new(AtomicBool::new(false));
+        self.live.lock().insert(uri.to_string(), Arc::clone(&stop));
+        let this = Arc::clone(self);
+        let states = crate::termio::watch::STATES.iter().map(|s| s.to_string());
+        let mut watcher = crate::termio::watch::Watcher::new(project, states.collect(), false);
+        std::thread::Builder::new()
+            .name("mcp-watch".into())
+            .spawn(move || {
+                loop {
+                    if stop.load(Ordering::SeqCst) || closing.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    let mut lines = watcher.overdue(Instant::now());
+                    match stream.next(Duration::from_millis(250)) {
+                        Ok(value) => {
+                            if let Ok(event) = serde_json::from_value(value) {
+                                lines.extend(watcher.event(event, Instant::now()));
+                            }
+                        }
+                        Err(StreamEnd::Quiet) => {}
+                        Err(StreamEnd::Closed) => break,
+                    }
+                    if !lines.is_empty() {
+                        let mut log = this.watch_log.lock();
+                        lines.into_iter().for_each(|l| log.push(l));
+                        drop(log);
+                        notify();
+                    }
+                }
+                let mut live = this.live.lock();
+                if live.get(uri).is_some_and(|s| Arc::ptr_eq(s, &stop)) {
+                    live.remove(uri);
                 }
             })
             .map_err(|e| {

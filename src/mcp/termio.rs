@@ -168,3 +168,79 @@ pub fn read(p: ReadParams) -> CallToolResult {
 pub fn close(p: CloseParams) -> CallToolResult {
     result(Ctx::from_env().and_then(|ctx| verbs::close(&ctx, &p.targets)))
 }
+
+/// The watch resource: the status changes of this project's termio sessions, as
+/// `termio sessions watch` streams them, with subscriptions (a subscribed client gets
+/// `notifications/resources/updated` for every new line).
+pub const WATCH_URI: &str = "console2svg://termio/watch";
+
+/// Lines kept for readers of the watch resource (the oldest go first).
+pub const WATCH_KEPT: usize = 100;
+
+/// One line of the watch resource's `events`: a `watch --json` line and its number (1, 2, …
+/// from the subscription's start), so a reader can tell which lines it has seen.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Numbered {
+    pub seq: u64,
+    #[serde(flatten)]
+    pub line: crate::termio::watch::Line,
+}
+
+/// The watch lines seen since the subscription started (the last [`WATCH_KEPT`]).
+#[derive(Debug, Default)]
+pub struct WatchLog {
+    next: u64,
+    lines: std::collections::VecDeque<Numbered>,
+}
+
+impl WatchLog {
+    /// Keeps `line` as the next numbered line.
+    pub fn push(&mut self, line: crate::termio::watch::Line) {
+        self.next += 1;
+        self.lines.push_back(Numbered {
+            seq: self.next,
+            line,
+        });
+        if self.lines.len() > WATCH_KEPT {
+            self.lines.pop_front();
+        }
+    }
+}
+
+fn host_error(e: Error) -> crate::host::protocol::HostError {
+    use crate::host::protocol::{ErrorCode, HostError};
+    HostError::new(ErrorCode::InvalidRequest, format!("termio: {}", e.message))
+}
+
+/// The caller's project directory (as `termio_list` resolves it).
+///
+/// Errors: `invalid_request` naming termio's reason (no project, host not live).
+pub fn project() -> Result<String, crate::host::protocol::HostError> {
+    Ctx::from_env()
+        .and_then(|ctx| verbs::list(&ctx))
+        .map(|l| l.body.project)
+        .map_err(host_error)
+}
+
+/// The watch resource's text: `{"project", "sessions": [the roster as watch lines],
+/// "events": [the lines since subscribing, numbered]}` (pretty JSON). Without a subscription
+/// `events` is empty.
+///
+/// Errors: as [`project`].
+pub fn watch_document(log: &WatchLog) -> Result<String, crate::host::protocol::HostError> {
+    let list = Ctx::from_env()
+        .and_then(|ctx| verbs::list(&ctx))
+        .map_err(host_error)?
+        .body;
+    let sessions: Vec<_> = list
+        .sessions
+        .iter()
+        .map(|e| crate::termio::watch::line(e, true))
+        .collect();
+    let doc = json!({
+        "project": list.project,
+        "sessions": sessions,
+        "events": log.lines,
+    });
+    Ok(serde_json::to_string_pretty(&doc).unwrap_or_default())
+}

@@ -182,7 +182,8 @@ pub fn write_v2(recording: &Recording) -> String {
             EventKind::Output(b) => {
                 carry.extend_from_slice(b);
                 let cut = utf8_prefix(&carry);
-                if cut == 0 {
+                // An empty event (a hold at the end) is kept; a lone partial character waits.
+                if cut == 0 && !b.is_empty() {
                     continue;
                 }
                 let rest = carry.split_off(cut);

@@ -166,7 +166,8 @@ pub struct Rows {
 impl Rows {
     /// The id of `cells`, stored now when no equal row is stored yet.
     pub fn intern(&mut self, cells: Vec<Cell>) -> RowId {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
+        // FxHash: rows are hashed once per frame, and SipHash was most of a long render.
+        let mut h = rustc_hash::FxHasher::default();
         cells.hash(&mut h);
         let Rows { table, index } = self;
         let bucket = index.entry(h.finish()).or_default();
@@ -291,6 +292,63 @@ impl Frames {
     /// (as [`Screen::last_content_row`]).
     pub fn last_content_row(&self, f: &Frame) -> Option<usize> {
         f.rows.iter().rposition(|&id| self.rows.has_content(id))
+    }
+
+    /// The frames as a recording that draws them, for a `.cast` of frames kept from settled
+    /// screens (a scenario's `record` block): the first frame painted whole, each later frame
+    /// repainting only the rows that changed (CUP, SGR and EL, as [`crate::term::ansi`]), its
+    /// OSC 4 palette changes, then the cursor (DECSCUSR, CUP, DECTCEM); a frame of another size
+    /// is a resize (`"r"`) and a whole repaint. A last empty output at `end` (when later than
+    /// the last frame) holds the last picture that long. The terminal is the first frame's size.
+    pub fn to_recording(&self, end: Duration) -> Recording {
+        use std::fmt::Write;
+        let size = |f: &Frame| (f.width as u16, f.rows.len() as u16);
+        let (cols, rows) = self.list.first().map_or((80, 24), size);
+        let mut rec = Recording::new(cols, rows, None);
+        let mut prev: Option<&Frame> = None;
+        for f in &self.list {
+            let mut out = String::from("\x1b[?25l");
+            let whole = prev.is_none_or(|p| size(p) != size(f));
+            if whole {
+                if prev.is_some() {
+                    let (cols, rows) = size(f);
+                    rec.push(f.time, EventKind::Resize { cols, rows });
+                }
+                out.push_str("\x1b[0m\x1b[H\x1b[2J");
+            }
+            let old_palette = prev.map_or(&[][..], |p| p.palette_overrides.as_slice());
+            for &(i, c) in &f.palette_overrides {
+                if !old_palette.contains(&(i, c)) {
+                    let _ = write!(
+                        out,
+                        "\x1b]4;{i};rgb:{:02x}/{:02x}/{:02x}\x1b\\",
+                        c.r, c.g, c.b
+                    );
+                }
+            }
+            for (r, &id) in f.rows.iter().enumerate() {
+                if whole || prev.is_some_and(|p| p.rows.get(r) != Some(&id)) {
+                    crate::term::ansi::paint_row(&mut out, r, self.rows.get(id), f.width);
+                }
+            }
+            let c = f.cursor;
+            let _ = write!(
+                out,
+                "\x1b[{} q\x1b[{};{}H",
+                crate::term::ansi::cursor_style(c.shape),
+                c.row + 1,
+                c.col + 1
+            );
+            if c.visible {
+                out.push_str("\x1b[?25h");
+            }
+            rec.push(f.time, EventKind::Output(out.into_bytes()));
+            prev = Some(f);
+        }
+        if prev.is_some_and(|p| end > p.time) {
+            rec.push(end, EventKind::Output(Vec::new()));
+        }
+        rec
     }
 
     /// How many frames there are.
@@ -494,6 +552,57 @@ mod tests {
         assert_eq!(f.len(), 2, "{f:?}");
         assert_eq!(f.last_content_row(&f.list[0]), None);
         assert_eq!(text(&f, 1, 0), "hello");
+    }
+
+    /// Frames kept from screens, written as a recording and derived again, draw the same
+    /// pictures at the same times: colours, attributes, wide characters, the cursor, an OSC 4
+    /// palette change, a row that changed and rows that did not; the hold is the last event.
+    #[test]
+    fn frames_written_as_a_recording_derive_the_same_frames() {
+        let mut e = Emulator::new(20, 3);
+        let mut kept = Frames::default();
+        let steps = [
+            (0, "$ \x1b[1;32mls\x1b[0m"),
+            (
+                400,
+                "\r\n\x1b[38;5;200;48;2;1;2;3mx\x1b[0m 漢字 \x1b[4mu\x1b[0m",
+            ),
+            (
+                900,
+                "\x1b]4;1;rgb:12/34/56\x1b\\\x1b[31mred\x1b[0m\r\n$ \x1b[?25l",
+            ),
+        ];
+        for (ms, bytes) in steps {
+            e.advance(bytes.as_bytes());
+            kept.push_changed(Duration::from_millis(ms), e.snapshot());
+        }
+        let rec = kept.to_recording(Duration::from_millis(1900));
+        assert_eq!(rec.duration(), Duration::from_millis(1900));
+        // Later frames repaint only the rows that changed.
+        let EventKind::Output(second) = &rec.events[1].kind else {
+            panic!("output")
+        };
+        assert!(!String::from_utf8_lossy(second).contains("\x1b[1;1H"));
+        // At 10 fps the windows start at whole 100 ms, as the frames' times do.
+        let derived = frames(&rec, 10).unwrap();
+        assert_eq!(derived.len(), kept.len());
+        for (a, b) in derived.list.iter().zip(&kept.list) {
+            assert_eq!(a.time, b.time);
+            assert_eq!(a.cursor, b.cursor);
+            assert_eq!(a.palette_overrides, b.palette_overrides);
+            let (sa, sb) = (derived.screen(a), kept.screen(b));
+            for r in 0..3 {
+                assert_eq!(sa.row_text(r), sb.row_text(r));
+                for (x, y) in sa.rows[r].iter().zip(&sb.rows[r]) {
+                    assert_eq!(
+                        (x.fg, x.bg, x.bold, x.underline, x.width),
+                        (y.fg, y.bg, y.bold, y.underline, y.width),
+                        "row {r} cell {:?}",
+                        y.text
+                    );
+                }
+            }
+        }
     }
 
     #[test]

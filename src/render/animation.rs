@@ -16,7 +16,8 @@
 //! # Why CSS keyframes, not SMIL
 //!
 //! Both animate in Chromium and Firefox, as a document and inside an `<img>` (an image's own
-//! CSS animations and SMIL run; its scripts do not). CSS wins on two counts: one rule for the
+//! CSS animations and SMIL run; its scripts do not); tests/recording.rs checks the CSS film in
+//! headless Chromium and Firefox ESR, as an `<img>` and inline. CSS wins on two counts: one rule for the
 //! whole film instead of one `<animate>` per frame, and `prefers-reduced-motion` can stop it
 //! (`@media (prefers-reduced-motion: reduce)` sets `animation: none`), which SMIL cannot.
 //!

@@ -63,7 +63,17 @@ pub enum Background {
 }
 
 /// How glyphs are drawn (`--text-mode`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum TextMode {
     /// `<text>` elements, with subsets of the faces used embedded as `@font-face` (unless

@@ -68,10 +68,18 @@ pub fn rgba_scene(scene: &RasterScene, scale: f32) -> Result<(Vec<u8>, u32, u32)
 
 /// Animated GIF, written frame by frame: each frame gets its own palette, exact when the
 /// frame has at most 256 colours (else NeuQuant's), with a delay in hundredths of a second.
+///
+/// After the first, a frame holds only the rectangle of pixels that changed, drawn over the
+/// previous picture (disposal "keep"), with the pixels in it that did not change transparent,
+/// so a line redrawn on a still screen costs that line. Pixels that are transparent in the
+/// picture itself (a window's rounded corners) must be the same in every frame, as they are
+/// for frames of one size.
 pub struct GifWriter {
     encoder: gif::Encoder<Vec<u8>>,
     width: u16,
     height: u16,
+    /// The previous frame's pixels (alpha made all or nothing).
+    previous: Option<Vec<u8>>,
 }
 
 impl GifWriter {
@@ -94,6 +102,7 @@ impl GifWriter {
             encoder,
             width,
             height,
+            previous: None,
         })
     }
 
@@ -105,8 +114,18 @@ impl GifWriter {
         if rgba.len() != self.width as usize * self.height as usize * 4 {
             return Err("every GIF frame must have the size of the first".into());
         }
-        let mut frame = indexed_frame(self.width, self.height, &mut rgba);
+        for pix in rgba.chunks_exact_mut(4) {
+            if pix[3] != 0 {
+                pix[3] = 0xFF;
+            }
+        }
+        let mut frame = match &self.previous {
+            None => indexed_frame(self.width, self.height, &mut rgba.clone()),
+            Some(previous) => delta_frame(self.width, previous, &rgba),
+        };
         frame.delay = delay_cs;
+        frame.dispose = gif::DisposalMethod::Keep;
+        self.previous = Some(rgba);
         self.encoder
             .write_frame(&frame)
             .map_err(|e| format!("cannot encode the GIF: {e}"))
@@ -120,6 +139,44 @@ impl GifWriter {
             .into_inner()
             .map_err(|e| format!("cannot encode the GIF: {e}"))
     }
+}
+
+/// The GIF frame that turns `previous` into `rgba` (straight RGBA rows of `width` px, alpha
+/// all or nothing): the bounding rectangle of the changed pixels, the unchanged ones in it
+/// transparent (a 1×1 transparent frame when nothing changed, to carry the delay).
+fn delta_frame(width: u16, previous: &[u8], rgba: &[u8]) -> gif::Frame<'static> {
+    let w = width as usize;
+    let changed = |i: usize| previous[i * 4..i * 4 + 4] != rgba[i * 4..i * 4 + 4];
+    let (mut x0, mut y0, mut x1, mut y1) = (usize::MAX, usize::MAX, 0, 0);
+    for i in (0..rgba.len() / 4).filter(|&i| changed(i)) {
+        let (x, y) = (i % w, i / w);
+        (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x + 1), y1.max(y + 1));
+    }
+    if x0 == usize::MAX {
+        return gif::Frame {
+            width: 1,
+            height: 1,
+            buffer: std::borrow::Cow::Owned(vec![0]),
+            palette: Some(vec![0, 0, 0]),
+            transparent: Some(0),
+            ..gif::Frame::default()
+        };
+    }
+    let mut part = Vec::with_capacity((x1 - x0) * (y1 - y0) * 4);
+    for y in y0..y1 {
+        for x in x0..x1 {
+            let i = y * w + x;
+            if changed(i) {
+                part.extend_from_slice(&rgba[i * 4..i * 4 + 4]);
+            } else {
+                part.extend_from_slice(&[0, 0, 0, 0]);
+            }
+        }
+    }
+    let mut frame = indexed_frame((x1 - x0) as u16, (y1 - y0) as u16, &mut part);
+    frame.left = x0 as u16;
+    frame.top = y0 as u16;
+    frame
 }
 
 /// A GIF frame of `rgba` (straight RGBA, `width` × `height`): byte for byte what

@@ -20,18 +20,26 @@
 use std::path::Path;
 use std::time::Duration;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::host::journal::InputKind;
 use crate::host::protocol::{parse_duration, Until};
+use crate::host::session::MAX_INPUT_GAP;
 use crate::options::Options;
 use crate::term::keys::{self, Input};
 
 /// A scenario document.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
+#[schemars(title = "console2svg scenario document")]
 pub struct Document {
+    /// The document's JSON Schema (for editors; `--cw-generate-json-schema DIR` writes it).
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    /// The format version: 1.
     #[serde(rename = "$version")]
+    #[schemars(range(min = 1, max = 1))]
     pub version: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub options: Option<Options>,
@@ -39,7 +47,7 @@ pub struct Document {
 }
 
 /// The lifecycle: prepare, launch, execute, verify, teardown.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Scenario {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -61,7 +69,7 @@ pub struct Scenario {
 
 /// Where the scenario runs: `path` relative to the document's directory, or a fresh temporary
 /// directory (deleted afterwards) when `temporary`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct WorkingDir {
     #[serde(default = "dot")]
@@ -75,7 +83,7 @@ fn dot() -> String {
 }
 
 /// A shell command (`sh -c`) in the working directory.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum CommandStep {
     Command { command: String },
@@ -91,7 +99,7 @@ impl CommandStep {
 }
 
 /// The program to run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Launch {
     pub executable: String,
@@ -113,18 +121,27 @@ pub struct Launch {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "duration_text"
     )]
+    #[schemars(with = "Option<DurationSchema>")]
     pub exit_timeout: Option<String>,
 }
 
 /// One `execute` step.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Step {
     Wait {
         args: WaitArgs,
     },
+    /// Input in order, as `session send`; `gap` is its quiet gap after a paste or a bare
+    /// Escape (`--gap`; default 200ms).
     Send {
         inputs: Vec<SendInput>,
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "duration_text"
+        )]
+        gap: Option<String>,
     },
     Resize {
         args: ResizeArgs,
@@ -141,6 +158,7 @@ pub enum Step {
     /// Pause for `duration`; in a recording, the picture holds that long.
     Sleep {
         #[serde(deserialize_with = "duration_required")]
+        #[schemars(with = "DurationSchema")]
         duration: String,
     },
     /// Type `text` one character at a time, `delay` apart (default [`DEFAULT_TYPE_DELAY`]);
@@ -191,10 +209,11 @@ impl Step {
 /// (its duration) and `type` (its delay per character) move it. After every step inside the
 /// block the screen is settled and kept as a frame at the clock's time when it changed, so the
 /// same document replays to the same bytes whatever the machine's speed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RecordArgs {
-    /// `.svg` (animated), `.gif`, `.mp4` or `.webm`, relative to the document's directory.
+    /// `.svg` (animated), `.gif`, `.mp4`, `.webm` or `.cast` (asciicast v2), relative to the
+    /// document's directory.
     pub output: String,
     /// Play for ever (default true).
     #[serde(default, rename = "loop", skip_serializing_if = "Option::is_none")]
@@ -205,6 +224,7 @@ pub struct RecordArgs {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "duration_text"
     )]
+    #[schemars(with = "Option<DurationSchema>")]
     pub sleep: Option<String>,
     /// Frame rate of MP4/WebM (default 12).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -212,6 +232,22 @@ pub struct RecordArgs {
     /// Pixel scale of GIF/MP4/WebM, 0.1–10 (default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scale: Option<f32>,
+}
+
+impl RecordArgs {
+    /// Whether `output` is an asciicast (`.cast`): the frames painted back as terminal output
+    /// ([`crate::recording::Frames::to_recording`]), so steps between `hide` and `show` and
+    /// masked secrets stay out of it as they do from the pictures.
+    pub fn is_cast(&self) -> bool {
+        Path::new(&self.output)
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("cast"))
+    }
+}
+
+/// The error for a `record` output of a format that holds no animation.
+fn record_formats(output: &str) -> String {
+    format!("{output}: a recording is written as .svg, .gif, .mp4, .webm or .cast")
 }
 
 /// Default `type` delay between characters.
@@ -225,7 +261,7 @@ pub const DEFAULT_RECORD_SLEEP: Duration = Duration::from_secs(1);
 ///
 /// Serialised as a one-key map (`{text: …}`, `{keys: …}`, `{paste: …}`, `{raw-hex: …}`), or
 /// `{secret: NAME}` with an optional `as`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(try_from = "SendInputRepr", into = "SendInputRepr")]
 pub enum SendInput {
     /// Sent as written.
@@ -246,7 +282,7 @@ impl From<Input> for SendInput {
 }
 
 /// The map form of [`SendInput`].
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 struct SendInputRepr {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -260,6 +296,7 @@ struct SendInputRepr {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     secret: Option<String>,
     #[serde(default, rename = "as", skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<InputKindSchema>")]
     as_kind: Option<InputKind>,
 }
 
@@ -319,7 +356,7 @@ pub fn is_env_name(name: &str) -> bool {
 }
 
 /// A wait condition: `text` (literal) or `regex`, not both.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct WaitArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -327,12 +364,14 @@ pub struct WaitArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub regex: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<UntilSchema>")]
     pub until: Option<Until>,
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
         deserialize_with = "duration_text"
     )]
+    #[schemars(with = "Option<DurationSchema>")]
     pub stable_for: Option<String>,
     /// Default 30s.
     #[serde(
@@ -340,11 +379,58 @@ pub struct WaitArgs {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "duration_text"
     )]
+    #[schemars(with = "Option<DurationSchema>")]
     pub timeout: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub since_last_action: Option<bool>,
+}
+
+/// The schema of a duration ([`duration_text`]): `"2s"`, `"500ms"`, or a number of seconds.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+enum DurationSchema {
+    /// Seconds.
+    Seconds(f64),
+    /// `500ms`, `2s`, `3m`, `1h`.
+    Text(String),
+}
+
+/// The schema of `until` ([`Until`]).
+#[derive(JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)]
+enum UntilSchema {
+    /// The text is on the screen.
+    Present,
+    /// The text is not on the screen.
+    Absent,
+}
+
+/// The schema of a secret's `as` ([`InputKind`]).
+#[derive(JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+#[allow(dead_code)]
+enum InputKindSchema {
+    /// Typed as-is.
+    Text,
+    /// Key names.
+    Keys,
+    /// Pasted.
+    Paste,
+    /// Hex bytes.
+    RawHex,
+}
+
+/// The JSON Schema (draft 2020-12) of a scenario document ([`Document`]), generated from the
+/// types that read it.
+pub fn schema() -> serde_json::Value {
+    let schema = schemars::generate::SchemaSettings::draft2020_12()
+        .into_generator()
+        .into_root_schema_for::<Document>();
+    serde_json::to_value(schema).unwrap_or_default()
 }
 
 /// Reads a duration written as text (`"2s"`, `"500ms"`) or as a bare number of seconds (`2`,
@@ -364,13 +450,27 @@ fn duration_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String
     }))
 }
 
+/// The quiet gap of a `send` step: a duration of at most [`MAX_INPUT_GAP`].
+///
+/// Errors: the message for an unparsable or too long gap.
+pub fn send_gap(text: &str) -> Result<Duration, String> {
+    let gap = parse_duration(text).map_err(|e| format!("gap {e}"))?;
+    if gap > MAX_INPUT_GAP {
+        return Err(format!(
+            "gap {text} is longer than {} ms",
+            MAX_INPUT_GAP.as_millis()
+        ));
+    }
+    Ok(gap)
+}
+
 /// A required duration ([`duration_text`]).
 fn duration_required<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
     duration_text(d)?.ok_or_else(|| serde::de::Error::custom("a duration is required"))
 }
 
 /// A resize.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct ResizeArgs {
     pub width: u16,
@@ -378,7 +478,7 @@ pub struct ResizeArgs {
 }
 
 /// A capture: `output` relative to the document's directory (or absolute).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct CaptureArgs {
     pub output: String,
@@ -505,9 +605,12 @@ fn check_step(step: &Step) -> Result<(), String> {
                 }
             }
         }
-        Step::Send { inputs } => {
+        Step::Send { inputs, gap } => {
             if inputs.is_empty() {
                 return Err("inputs must not be empty".into());
+            }
+            if let Some(g) = gap {
+                send_gap(g)?;
             }
             let plain: Vec<Input> = inputs
                 .iter()
@@ -577,12 +680,12 @@ fn check_step(step: &Step) -> Result<(), String> {
             options,
             steps,
         } => {
-            let format = crate::output::Format::from_path(Path::new(&args.output))?;
-            if !(format.is_video() || format == crate::output::Format::Svg) {
-                return Err(format!(
-                    "{}: a recording is written as .svg, .gif, .mp4 or .webm",
-                    args.output
-                ));
+            if !args.is_cast() {
+                let format = crate::output::Format::from_path(Path::new(&args.output))
+                    .map_err(|_| record_formats(&args.output))?;
+                if !(format.is_video() || format == crate::output::Format::Svg) {
+                    return Err(record_formats(&args.output));
+                }
             }
             if let Some(d) = &args.sleep {
                 parse_duration(d).map_err(|e| format!("sleep {e}"))?;
@@ -646,7 +749,8 @@ scenario:
                     Input::Keys("Escape".into()).into(),
                     Input::Paste("x".into()).into(),
                     Input::RawHex("1B".into()).into()
-                ]
+                ],
+                gap: None,
             }
         );
         assert_eq!(
@@ -662,7 +766,8 @@ scenario:
                         kind: InputKind::Paste
                     },
                     Input::Keys("Enter".into()).into(),
-                ]
+                ],
+                gap: None,
             }
         );
         let again: Document = serde_yaml_ng::from_str(&doc.to_text(false)).unwrap();
@@ -699,6 +804,19 @@ scenario:
             "{base}    - {{type: send, inputs: [{{text: a, as: paste}}]}}\n"
         ))
         .contains("`as` goes with `secret`"));
+        assert!(err(&format!(
+            "{base}    - {{type: send, inputs: [{{paste: a}}], gap: 11s}}\n"
+        ))
+        .contains("execute[0] (send): gap 11s is longer than 10000 ms"));
+        assert!(err(&format!(
+            "{base}    - {{type: send, inputs: [{{paste: a}}], gap: soon}}\n"
+        ))
+        .contains("execute[0] (send): gap 'soon' is not a duration"));
+        let ok: Document = serde_yaml_ng::from_str(&format!(
+            "{base}    - {{type: send, inputs: [{{paste: a}}, {{keys: Enter}}], gap: 0}}\n"
+        ))
+        .unwrap();
+        ok.validate().unwrap();
         assert!(err(&format!("{base}    - {{type: wiat, args: {{}}}}\n"))
             .contains("unknown variant `wiat`"));
         assert!(
@@ -737,7 +855,7 @@ scenario:
         assert!(err(format!(
             "{base}    - {{type: record, args: {{output: d.png}}, steps: []}}\n"
         ))
-        .contains("a recording is written as .svg, .gif, .mp4 or .webm"));
+        .contains("a recording is written as .svg, .gif, .mp4, .webm or .cast"));
         assert!(err(format!(
             "{base}    - {{type: record, args: {{output: d.svg}}, steps: [{{type: record, args: {{output: e.svg}}, steps: []}}]}}\n"
         ))

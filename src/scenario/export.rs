@@ -45,13 +45,14 @@ pub fn from_journal(entries: &[Entry], doc_dir: &Path) -> Result<Document, Strin
     let mut secrets = 0;
     for entry in &entries[1..] {
         match entry {
-            Entry::Send { inputs } => {
+            Entry::Send { inputs, gap_ms } => {
                 execute.push(Step::Send {
                     inputs: inputs.iter().cloned().map(SendInput::from).collect(),
+                    gap: gap_ms.map(|ms| format!("{ms}ms")),
                 });
                 after_action = true;
             }
-            Entry::HiddenSend { inputs } => {
+            Entry::HiddenSend { inputs, gap_ms } => {
                 let inputs = inputs
                     .iter()
                     .map(|i| match i {
@@ -65,7 +66,10 @@ pub fn from_journal(entries: &[Entry], doc_dir: &Path) -> Result<Document, Strin
                         }
                     })
                     .collect();
-                execute.push(Step::Send { inputs });
+                execute.push(Step::Send {
+                    inputs,
+                    gap: gap_ms.map(|ms| format!("{ms}ms")),
+                });
                 after_action = true;
             }
             Entry::Resize { width, height } => {
@@ -108,6 +112,7 @@ pub fn from_journal(entries: &[Entry], doc_dir: &Path) -> Result<Document, Strin
                         .then(|| (**options).clone()),
                     render: still.render,
                     capture: still.capture,
+                    ..Options::default()
                 };
                 execute.push(Step::Capture {
                     args: CaptureArgs {
@@ -121,6 +126,7 @@ pub fn from_journal(entries: &[Entry], doc_dir: &Path) -> Result<Document, Strin
         }
     }
     Ok(Document {
+        schema: None,
         version: 1,
         options: Some(Options {
             terminal: Some(TerminalOptions {
@@ -128,9 +134,7 @@ pub fn from_journal(entries: &[Entry], doc_dir: &Path) -> Result<Document, Strin
                 height: Some(*height),
                 scrollback: None,
             }),
-            appearance: None,
-            render: None,
-            capture: None,
+            ..Options::default()
         }),
         scenario: Scenario {
             working_dir: Some(WorkingDir {
@@ -236,7 +240,13 @@ mod tests {
             Entry::Read,
             Entry::Send {
                 inputs: vec![Input::Text("iHi".into()), Input::Keys("Escape".into())],
+                gap_ms: None,
             },
+            Entry::send(
+                vec![Input::Paste("p".into()), Input::Keys("Enter".into())],
+                false,
+            )
+            .with_gap(Some(0)),
             Entry::send(
                 vec![Input::Text("hunter2".into()), Input::Keys("Enter".into())],
                 true,
@@ -263,15 +273,30 @@ mod tests {
         ];
         let doc = from_journal(&entries, Path::new("/w")).unwrap();
         let kinds: Vec<&str> = doc.scenario.execute.iter().map(Step::kind).collect();
-        assert_eq!(kinds, ["send", "send", "send", "wait", "resize", "capture"]);
+        assert_eq!(
+            kinds,
+            ["send", "send", "send", "send", "wait", "resize", "capture"]
+        );
         assert_eq!(doc.scenario.launch.args, ["a.txt"]);
         let text = doc.to_text(false);
         assert!(
             !text.contains("hunter2") && !text.contains("again"),
             "{text}"
         );
+        // A send's own gap is kept; the default is not written.
         assert_eq!(
             doc.scenario.execute[1],
+            Step::Send {
+                inputs: vec![
+                    Input::Paste("p".into()).into(),
+                    Input::Keys("Enter".into()).into()
+                ],
+                gap: Some("0ms".into()),
+            }
+        );
+        assert!(text.contains("gap: 0ms"), "{text}");
+        assert_eq!(
+            doc.scenario.execute[2],
             Step::Send {
                 inputs: vec![
                     SendInput::Secret {
@@ -279,28 +304,30 @@ mod tests {
                         kind: crate::host::journal::InputKind::Text
                     },
                     Input::Keys("Enter".into()).into()
-                ]
+                ],
+                gap: None,
             }
         );
         assert_eq!(
-            doc.scenario.execute[2],
+            doc.scenario.execute[3],
             Step::Send {
                 inputs: vec![SendInput::Secret {
                     name: "CONSOLE2SVG_SECRET_2".into(),
                     kind: crate::host::journal::InputKind::Paste
-                }]
+                }],
+                gap: None,
             }
         );
         let again: Document = serde_yaml_ng::from_str(&text).unwrap();
         assert_eq!(again, doc);
-        match &doc.scenario.execute[3] {
+        match &doc.scenario.execute[4] {
             Step::Wait { args } => {
                 assert_eq!(args.timeout.as_deref(), Some("5s"));
                 assert_eq!(args.since_last_action, Some(true));
             }
             other => panic!("{other:?}"),
         }
-        match &doc.scenario.execute[5] {
+        match &doc.scenario.execute[6] {
             Step::Capture { args, .. } => assert_eq!(args.output, "img/out.svg"),
             other => panic!("{other:?}"),
         }

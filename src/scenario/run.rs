@@ -15,7 +15,8 @@
 //!   default 100 × 24. A capture step's `terminal` options are ignored (a capture never resizes).
 //! - **prepare.** Each command runs as `sh -c` in the working directory; non-zero fails.
 //! - **launch.** `[executable, args…]` is executed directly, not through a shell, with
-//!   `colorenv` and `delete-envs` defaulting to true. (One exception inherited from the PTY
+//!   `colorenv` and `delete-envs` defaulting to what the config and document `options`'
+//!   `environment` say (`preserve` = false), else true. (One exception inherited from the PTY
 //!   layer: an `executable` without `args` that contains whitespace or shell syntax runs through
 //!   `/bin/sh -c`, as everywhere else in console2svg.)
 //! - **execute**, in order: `wait` registers the condition (text or regex, `until`,
@@ -32,9 +33,10 @@
 //!   text one character at a time (`delay` apart); `hide`/`show` leave steps out of a
 //!   recording.
 //! - **record** runs its `steps` and writes them as an animation (`.svg`, `.gif`, `.mp4`,
-//!   `.webm`; compared, not written, under `Mode::Check`). Its clock is the document's: only
-//!   `sleep` and `type` move it, and after every step the settled screen is a frame at the
-//!   clock's time, so a replay gives the same bytes (see `document::RecordArgs`).
+//!   `.webm`, or an asciicast `.cast` that paints those frames; compared, not written, under
+//!   `Mode::Check`). Its clock is the document's: only `sleep` and `type` move it, and after
+//!   every step the settled screen is a frame at the clock's time, so a replay gives the same
+//!   bytes (see `document::RecordArgs`).
 //! - After `execute`, the program has `launch.exit-timeout` (default 5 s) to exit by itself;
 //!   then it is stopped (SIGTERM/SIGHUP, 2 s grace, SIGKILL) and the exit code is that status.
 //! - **verify.** Each command, after the program ended; non-zero fails.
@@ -49,11 +51,13 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use super::document::{
-    Document, SendInput, Step, WaitArgs, DEFAULT_EXIT_TIMEOUT, DEFAULT_RECORD_SLEEP,
+    send_gap, Document, SendInput, Step, WaitArgs, DEFAULT_EXIT_TIMEOUT, DEFAULT_RECORD_SLEEP,
     DEFAULT_TYPE_DELAY, DEFAULT_WAIT_TIMEOUT,
 };
-use crate::host::protocol::{parse_duration, Condition, Until};
-use crate::host::session::{Poll, Session, State, CAPTURE_QUIET, CAPTURE_SETTLE_MAX};
+use crate::host::protocol::{parse_duration, Condition, ErrorCode, Until};
+use crate::host::session::{
+    Poll, Session, State, CAPTURE_QUIET, CAPTURE_SETTLE_MAX, DEFAULT_INPUT_GAP,
+};
 use crate::options::{AppearanceOptions, Options};
 use crate::pty::SpawnSpec;
 use crate::render::fonts::Fonts;
@@ -139,7 +143,7 @@ pub fn run(path: &Path, opts: &RunOptions) -> Result<Outcome, String> {
     // Every secret must be set before anything runs.
     let mut secrets = std::collections::HashMap::new();
     for (i, step) in doc.scenario.execute.iter().enumerate() {
-        if let Step::Send { inputs } = step {
+        if let Step::Send { inputs, .. } = step {
             for input in inputs {
                 if let SendInput::Secret { name, .. } = input {
                     let value = std::env::var(name).map_err(|e| {
@@ -335,6 +339,11 @@ impl Runner<'_> {
         let t = self.doc_options.terminal();
         let cols = self.opts.width.or(t.width).unwrap_or(100);
         let rows = self.opts.height.or(t.height).unwrap_or(24);
+        let environment = self
+            .config
+            .overlay(&self.doc_options)
+            .environment
+            .unwrap_or_default();
         let mut argv = vec![launch.executable.clone().into()];
         argv.extend(launch.args.iter().map(Into::into));
         let spec = SpawnSpec {
@@ -342,8 +351,10 @@ impl Runner<'_> {
             cwd: self.workdir.clone(),
             cols,
             rows,
-            color_env: launch.colorenv.unwrap_or(true),
-            delete_ci_env: launch.delete_envs.unwrap_or(true),
+            color_env: launch.colorenv.unwrap_or(environment.color_env(false)),
+            delete_ci_env: launch
+                .delete_envs
+                .unwrap_or(environment.delete_ci_env(false)),
             env: Vec::new(),
             // The secrets the document sends are typed, never inherited by the program.
             base_env: Some(
@@ -369,7 +380,11 @@ impl Runner<'_> {
     fn step(&mut self, step: &Step) -> Result<(), String> {
         match step {
             Step::Wait { args } => self.wait(args),
-            Step::Send { inputs } => {
+            Step::Send { inputs, gap } => {
+                let gap = match gap {
+                    Some(g) => send_gap(g)?,
+                    None => DEFAULT_INPUT_GAP,
+                };
                 let mut steps = Vec::new();
                 for input in inputs {
                     let step = match input {
@@ -390,7 +405,7 @@ impl Runner<'_> {
                     };
                     steps.extend(step);
                 }
-                self.send(steps)
+                self.send(steps, gap)
             }
             Step::Resize { args } => {
                 let s = self.session();
@@ -425,7 +440,7 @@ impl Runner<'_> {
                 for ch in text.chars() {
                     let input = keys::Input::Text(ch.to_string());
                     let steps = keys::validate(&[input]).map_err(|e| e.to_string())?;
-                    self.send(steps)?;
+                    self.send(steps, Duration::ZERO)?;
                     std::thread::sleep(d);
                     self.advance(d);
                     self.frame();
@@ -446,11 +461,18 @@ impl Runner<'_> {
         }
     }
 
-    /// Types `steps` into the program (the version before is the last action's).
-    fn send(&mut self, steps: Vec<keys::Step>) -> Result<(), String> {
+    /// Types `steps` into the program, with a quiet `gap` after a paste or a bare Escape (the
+    /// version before is the last action's).
+    fn send(&mut self, steps: Vec<keys::Step>, gap: Duration) -> Result<(), String> {
         let s = self.session();
         let version = running_version(s)?;
-        s.send(steps).map_err(|_| exited_message(&s.lock()))?;
+        s.send(steps, gap).map_err(|e| {
+            if e.code == ErrorCode::UnsupportedKey {
+                e.message
+            } else {
+                exited_message(&s.lock())
+            }
+        })?;
         self.last_action_version = Some(version);
         Ok(())
     }
@@ -500,7 +522,11 @@ impl Runner<'_> {
     ) -> Result<(), String> {
         let options = capture_options(&self.config, &self.doc_options, step);
         let appearance = options.resolve(None)?;
-        let format = crate::output::Format::from_path(Path::new(&args.output))?;
+        let format = if args.is_cast() {
+            None
+        } else {
+            Some(crate::output::Format::from_path(Path::new(&args.output))?)
+        };
         let hold = args
             .sleep
             .as_deref()
@@ -528,6 +554,13 @@ impl Runner<'_> {
         let appearance = still.mask_header(appearance);
         let fonts = self.fonts.get_or_insert_with(Fonts::new);
         still.apply_frames(&mut take.frames, &appearance, fonts)?;
+        let Some(format) = format else {
+            let cast = take.frames.to_recording(take.clock + hold);
+            return self.emit(
+                &args.output,
+                crate::recording::asciicast::write_v2(&cast).into_bytes(),
+            );
+        };
         let encoding = crate::recording::encode::Encoding {
             duration_ms: (take.clock + hold).as_millis() as u64,
             looped: args.looped.unwrap_or(true),

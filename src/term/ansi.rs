@@ -69,50 +69,68 @@ pub fn paint(screen: &Screen, top: usize, rows: usize, cols: usize) -> Vec<u8> {
         .saturating_sub(rows)
         .min(viewport.len().saturating_sub(rows));
     for r in 0..rows {
-        let _ = write!(out, "\x1b[{};1H\x1b[0m", top + r + 1);
-        if let Some(row) = viewport.get(skip + r) {
-            let mut last = String::new();
-            let mut col = 0;
-            for cell in row {
-                if cell.width == 0 {
-                    continue;
-                }
-                let w = cell.width as usize;
-                if col + w > cols {
-                    break;
-                }
-                let s = sgr(cell);
-                if s != last {
-                    let _ = write!(out, "\x1b[{s}m");
-                    last = s;
-                }
-                out.push_str(if cell.text.is_empty() {
-                    " "
-                } else {
-                    &cell.text
-                });
-                col += w;
-            }
-            out.push_str("\x1b[0m");
-        }
-        out.push_str("\x1b[K");
+        paint_row(
+            &mut out,
+            top + r,
+            viewport.get(skip + r).map_or(&[], Vec::as_slice),
+            cols,
+        );
     }
     let c = &screen.cursor;
     if c.visible && c.row >= skip && c.row - skip < rows && c.col < cols {
-        let shape = match c.shape {
-            CursorShape::Block | CursorShape::HollowBlock => 2,
-            CursorShape::Underline => 4,
-            CursorShape::Bar => 6,
-        };
         let _ = write!(
             out,
             "\x1b[{} q\x1b[{};{}H\x1b[?25h",
-            shape,
+            cursor_style(c.shape),
             top + c.row - skip + 1,
             c.col + 1
         );
     }
     out.into_bytes()
+}
+
+/// Appends to `out` the sequences that draw `row` at terminal row `at` (0-based) from its
+/// first column, at most `cols` columns of it (a wide character that would cross is left out),
+/// and clear the rest of that line (EL 0, default background); trailing blank cells are left
+/// to the clear.
+pub fn paint_row(out: &mut String, at: usize, row: &[Cell], cols: usize) {
+    let _ = write!(out, "\x1b[{};1H\x1b[0m", at + 1);
+    let row = &row[..row.iter().rposition(|c| !c.is_blank()).map_or(0, |i| i + 1)];
+    let mut last = String::new();
+    let mut col = 0;
+    for cell in row {
+        if cell.width == 0 {
+            continue;
+        }
+        let w = cell.width as usize;
+        if col + w > cols {
+            break;
+        }
+        let s = sgr(cell);
+        if s != last {
+            let _ = write!(out, "\x1b[{s}m");
+            last = s;
+        }
+        out.push_str(if cell.text.is_empty() {
+            " "
+        } else {
+            &cell.text
+        });
+        col += w;
+    }
+    if !row.is_empty() {
+        out.push_str("\x1b[0m");
+    }
+    out.push_str("\x1b[K");
+}
+
+/// The DECSCUSR parameter (`CSI Ps SP q`) of a steady cursor of `shape`.
+pub fn cursor_style(shape: CursorShape) -> u8 {
+    match shape {
+        CursorShape::Block | CursorShape::HollowBlock => 2,
+        CursorShape::Underline => 4,
+        CursorShape::Bar => 6,
+    }
 }
 
 #[cfg(test)]

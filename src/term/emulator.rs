@@ -2,16 +2,18 @@
 //! queries a program sends and producing owned [`Screen`] snapshots.
 
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use alacritty_terminal::event::{Event, EventListener, WindowSize};
 use alacritty_terminal::grid::{Dimensions, Grid, Row};
 use alacritty_terminal::index::{Column, Line};
 use alacritty_terminal::term::cell::{Cell as TermCell, Flags};
 use alacritty_terminal::term::{Config, Term, TermMode};
-use alacritty_terminal::vte::ansi::{self, CursorShape as TermCursorShape, NamedColor, Processor};
+use alacritty_terminal::vte::ansi::{
+    self, CursorShape as TermCursorShape, NamedColor, Processor, Timeout,
+};
 
-use super::guard::{self, CursorRow, Guarded, MAX_SIZE};
+use super::guard::{self, CursorRow, Guarded, WidthPolicy, MAX_SIZE};
 use super::screen::{
     xterm_256, Cell, Color, Cursor, CursorShape, Link, Modes, Rgb, Screen, Underline,
 };
@@ -30,6 +32,33 @@ pub const MAX_SCROLLBACK: usize = 100_000;
 /// running onto the screen is re-wrapped in two parts. 500 000 cells are 12 MB for the time of
 /// the resize.
 const REFLOW_CELLS: usize = 500_000;
+
+/// How long a synchronized-output frame (DEC private mode 2026) may stay open before it is
+/// ended by force: 1 s, as kitty, WezTerm, Ghostty and foot allow (vte's own limit, 150 ms,
+/// cut frames that a busy program took a little longer to write). Each `CSI ? 2026 h` starts
+/// the time again.
+pub const SYNC_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// The parser's clock for synchronized-output frames: a frame opened now ends by force at
+/// [`SYNC_TIMEOUT`] from now, whatever vte asks for.
+#[derive(Debug, Default)]
+struct FrameClock {
+    deadline: Option<Instant>,
+}
+
+impl Timeout for FrameClock {
+    fn set_timeout(&mut self, _vte_limit: Duration) {
+        self.deadline = Some(Instant::now() + SYNC_TIMEOUT);
+    }
+
+    fn clear_timeout(&mut self) {
+        self.deadline = None;
+    }
+
+    fn pending_timeout(&self) -> bool {
+        self.deadline.is_some()
+    }
+}
 
 /// The primary device attributes (DA1) answer: VT220 (62) with ANSI colour (22).
 const DA1_ANSWER: &[u8] = b"\x1b[?62;22c";
@@ -163,14 +192,22 @@ impl Dimensions for Size {
 ///
 /// Synchronized output (DEC private mode 2026): while a frame is open the bytes are buffered
 /// by the parser, so snapshots always show the last complete frame. The owner must call
-/// [`Emulator::expire_sync`] once [`Emulator::sync_deadline`] has passed (vte's 150 ms limit),
-/// or output after an unterminated `CSI ?2026h` never shows.
+/// [`Emulator::expire_sync`] once [`Emulator::sync_deadline`] has passed ([`SYNC_TIMEOUT`]
+/// after the frame opened), or output after an unterminated `CSI ?2026h` never shows; frames
+/// ended so are counted ([`Emulator::forced_sync_ends`]).
+///
+/// Widths: clusters take the cells of the grapheme policy ([`super::cluster`], DEC private
+/// mode 2027) unless the program resets the mode or [`Emulator::set_grapheme_clusters`] says
+/// otherwise.
 pub struct Emulator {
     /// alacritty's terminal, keeping no history of its own: rows scrolling off the primary
     /// screen go to `scrollback`.
     term: Term<Events>,
-    parser: Processor,
+    parser: Processor<FrameClock>,
     scrollback: Scrollback,
+    width: WidthPolicy,
+    /// Synchronized frames ended by force (their deadline passed, or the output ended).
+    forced_sync_ends: u64,
     /// The scroll region, as alacritty keeps it (see [`Guarded::region`]).
     region: std::ops::Range<i32>,
     events: Events,
@@ -211,6 +248,11 @@ impl Emulator {
             term,
             parser: Processor::new(),
             scrollback: Scrollback::new(scrollback.min(MAX_SCROLLBACK), size.cols),
+            width: WidthPolicy {
+                graphemes: true,
+                default: true,
+            },
+            forced_sync_ends: 0,
             region: 0..size.rows as i32,
             events,
             replies: Vec::new(),
@@ -223,6 +265,29 @@ impl Emulator {
             status_reports: 0,
             progress: None,
         }
+    }
+
+    /// Selects the width policy: `true` (the default) for grapheme clusters as modern
+    /// terminals take them (DEC private mode 2027 set: see [`super::cluster`]), `false` for
+    /// every code point taking its own `wcwidth` cells (the mode reset). It is what a reset
+    /// (RIS) comes back to too; the program may change it with `CSI ? 2027 h/l`.
+    pub fn set_grapheme_clusters(&mut self, on: bool) {
+        self.width = WidthPolicy {
+            graphemes: on,
+            default: on,
+        };
+    }
+
+    /// Whether grapheme clusters take the policy's widths now (DEC private mode 2027).
+    pub fn grapheme_clusters(&self) -> bool {
+        self.width.graphemes
+    }
+
+    /// How many synchronized-output frames were ended by force ([`Emulator::expire_sync`]
+    /// with a frame open): the program left a frame open past [`SYNC_TIMEOUT`], or its output
+    /// ended inside one. Such a frame was shown as far as it had come.
+    pub fn forced_sync_ends(&self) -> u64 {
+        self.forced_sync_ends
     }
 
     /// Sets the colours reported to OSC 4/10/11 queries.
@@ -265,6 +330,8 @@ impl Emulator {
             term: &mut self.term,
             scrollback: &mut self.scrollback,
             region: &mut self.region,
+            width: &mut self.width,
+            listener: &self.events,
         };
         self.parser.advance(&mut handler, bytes);
         self.drain_events();
@@ -296,6 +363,13 @@ impl Emulator {
             Found::Status(status) => {
                 self.program_status = Some(status);
                 self.status_reports += 1;
+            }
+            Found::SyncQuery => {
+                // Whether a frame is open where the query stands in the stream: the bytes
+                // before it are parsed (or held back in the open frame).
+                let state = if self.sync_deadline().is_some() { 1 } else { 2 };
+                let reply = format!("\x1b[?2026;{state}$y");
+                self.replies.extend_from_slice(reply.as_bytes());
             }
             Found::Progress(state) => {
                 let n = self.progress.map_or(0, |p| p.0);
@@ -383,15 +457,22 @@ impl Emulator {
 
     /// When an open synchronized-output frame must be force-ended, if one is open.
     pub fn sync_deadline(&self) -> Option<Instant> {
-        self.parser.sync_timeout().sync_timeout()
+        self.parser.sync_timeout().deadline
     }
 
-    /// Ends an open synchronized-output frame (applies the buffered bytes).
+    /// Ends an open synchronized-output frame by force (applies the buffered bytes), counting
+    /// it ([`Emulator::forced_sync_ends`]). Nothing happens when no frame is open.
     pub fn expire_sync(&mut self) {
+        if self.sync_deadline().is_none() {
+            return;
+        }
+        self.forced_sync_ends += 1;
         let mut handler = Guarded {
             term: &mut self.term,
             scrollback: &mut self.scrollback,
             region: &mut self.region,
+            width: &mut self.width,
+            listener: &self.events,
         };
         self.parser.stop_sync(&mut handler);
         self.drain_events();
@@ -613,6 +694,8 @@ impl Emulator {
             mouse_reporting: mode.intersects(TermMode::MOUSE_MODE),
             synchronized_output: self.sync_deadline().is_some(),
             kitty_keyboard_flags: kitty_flags(mode),
+            grapheme_clusters: self.width.graphemes,
+            forced_sync_ends: self.forced_sync_ends,
         }
     }
 
@@ -987,11 +1070,12 @@ mod tests {
         }
     }
 
-    const GUARD_CONTENT: [&str; 5] = [
+    const GUARD_CONTENT: [&str; 6] = [
         "中文字\r\n日本",
         "😀x😀\r\n👍🏽",
         "e\u{301}a\u{308}\u{20dd}z",
         "👩\u{200d}💻 ok",
+        "🇺🇸\u{2764}\u{fe0f}⌚\u{fe0e}\x1b[4h🇬🇧\u{2764}\u{fe0f}\x1b[4l",
         "ab中\r\n\r\ncd文e\r\nf😀",
     ];
 
@@ -1116,10 +1200,15 @@ mod tests {
                 seed ^= seed << 17;
                 seed % n
             };
-            let pieces: [&[u8]; 24] = [
+            let pieces: [&[u8]; 29] = [
                 "中".as_bytes(),
                 "😀".as_bytes(),
                 "e\u{301}".as_bytes(),
+                "\u{2764}".as_bytes(),
+                "\u{fe0f}".as_bytes(),
+                "\u{fe0e}".as_bytes(),
+                "🇺".as_bytes(),
+                "\u{200d}👩🏽".as_bytes(),
                 b"ab",
                 b"\r\n",
                 b"\t",
@@ -1475,6 +1564,318 @@ mod tests {
         e.advance(b"\x1bc");
         assert!(!e.snapshot().modes.alternate_screen);
         assert_eq!(alternate_size(&mut e), (1, 1));
+    }
+
+    /// Row `row` of `s` as (text, width) per cell, up to the last non-blank cell.
+    fn cells(s: &Screen, row: usize) -> Vec<(String, u8)> {
+        let r = &s.rows[row];
+        let end = r.iter().rposition(|c| c.text != " ").map_or(0, |i| i + 1);
+        r[..end].iter().map(|c| (c.text.clone(), c.width)).collect()
+    }
+
+    fn owned(cells: &[(&str, u8)]) -> Vec<(String, u8)> {
+        cells.iter().map(|(t, w)| (t.to_string(), *w)).collect()
+    }
+
+    /// Issue 14 item 2: emoji sequences take the cells modern terminals give them (mode 2027,
+    /// the default): one cluster of two cells, the cursor after it.
+    #[test]
+    fn emoji_sequences_are_one_two_cell_cluster() {
+        for (input, cluster) in [
+            ("\u{2764}\u{fe0f}", "\u{2764}\u{fe0f}"),
+            ("1\u{fe0f}\u{20e3}", "1\u{fe0f}\u{20e3}"),
+            ("👨\u{200d}👩\u{200d}👧", "👨\u{200d}👩\u{200d}👧"),
+            ("🏳\u{fe0f}\u{200d}🌈", "🏳\u{fe0f}\u{200d}🌈"),
+            ("👍🏽", "👍🏽"),
+            ("🇺🇸", "🇺🇸"),
+        ] {
+            let s = screen(&format!("a{input}|"));
+            assert_eq!(
+                cells(&s, 0),
+                owned(&[("a", 1), (cluster, 2), ("", 0), ("|", 1)]),
+                "{input:?}"
+            );
+            assert_eq!((s.cursor.row, s.cursor.col), (0, 4), "{input:?}");
+            assert!(s.modes.grapheme_clusters);
+        }
+        // Two flags are two clusters; a lone regional indicator and text presentation (VS15)
+        // are one cell.
+        let s = screen("🇺🇸🇬🇧|🇺|⌚\u{fe0e}|");
+        assert_eq!(
+            cells(&s, 0),
+            owned(&[
+                ("🇺🇸", 2),
+                ("", 0),
+                ("🇬🇧", 2),
+                ("", 0),
+                ("|", 1),
+                ("🇺", 1),
+                ("|", 1),
+                ("⌚\u{fe0e}", 1),
+                ("|", 1),
+            ])
+        );
+    }
+
+    /// With mode 2027 reset every code point takes its own `wcwidth` cells (the legacy rule,
+    /// for programs that count so); DECRQM reports the mode, and a reset brings back the
+    /// default, which [`Emulator::set_grapheme_clusters`] chooses.
+    #[test]
+    fn mode_2027_selects_the_legacy_widths_and_is_reported() {
+        let mut e = Emulator::new(20, 3);
+        e.advance(
+            "\x1b[?2027$p\x1b[?2027l\x1b[?2027$p\u{2764}\u{fe0f}|🇺🇸|👨\u{200d}👩|".as_bytes(),
+        );
+        assert_eq!(
+            String::from_utf8(e.take_replies()).unwrap(),
+            "\x1b[?2027;1$y\x1b[?2027;2$y"
+        );
+        let s = e.snapshot();
+        assert!(!s.modes.grapheme_clusters);
+        assert_eq!(
+            cells(&s, 0),
+            owned(&[
+                ("\u{2764}\u{fe0f}", 1),
+                ("|", 1),
+                ("🇺", 1),
+                ("🇸", 1),
+                ("|", 1),
+                ("👨\u{200d}", 2),
+                ("", 0),
+                ("👩", 2),
+                ("", 0),
+                ("|", 1),
+            ])
+        );
+        e.advance(b"\x1bc\x1b[?2027$p");
+        assert_eq!(e.take_replies(), b"\x1b[?2027;1$y");
+        e.set_grapheme_clusters(false);
+        e.advance(b"\x1b[?2027h\x1bc\x1b[?2027$p");
+        assert_eq!(e.take_replies(), b"\x1b[?2027;2$y");
+    }
+
+    /// A cluster that becomes two cells in the last column moves to the next row as a
+    /// double-width character does (a spacer left behind); with wrapping off it stays one
+    /// cell. Written again in place, it comes out the same, and text written over it leaves
+    /// nothing behind.
+    #[test]
+    fn clusters_widened_at_the_margin_wrap_and_redraw_the_same() {
+        let mut e = Emulator::new(5, 3);
+        e.advance("abcd\u{2764}\u{fe0f}x".as_bytes());
+        let s = e.snapshot();
+        assert_eq!(
+            cells(&s, 0),
+            owned(&[("a", 1), ("b", 1), ("c", 1), ("d", 1)])
+        );
+        assert!(s.wraps(0));
+        assert_eq!(
+            cells(&s, 1),
+            owned(&[("\u{2764}\u{fe0f}", 2), ("", 0), ("x", 1)])
+        );
+        assert_eq!((s.cursor.row, s.cursor.col), (1, 3));
+        let mut e = Emulator::new(5, 3);
+        e.advance("\x1b[?7labcd\u{2764}\u{fe0f}".as_bytes());
+        assert_eq!(
+            cells(&e.snapshot(), 0),
+            owned(&[
+                ("a", 1),
+                ("b", 1),
+                ("c", 1),
+                ("d", 1),
+                ("\u{2764}\u{fe0f}", 1)
+            ])
+        );
+        let mut e = Emulator::new(10, 2);
+        let line = "🇺🇸a\u{2764}\u{fe0f}b";
+        e.advance(line.as_bytes());
+        let once = e.snapshot();
+        e.advance(format!("\r{line}").as_bytes());
+        assert_eq!(e.snapshot(), once);
+        e.advance(b"\rxyzuvw");
+        assert_eq!(e.snapshot().row_text(0), "xyzuvw");
+        assert_consistent(&e, "redrawn");
+    }
+
+    /// The widened cluster keeps its style, link and colours in both cells; in insert mode
+    /// the text after it moves right to make room.
+    #[test]
+    fn widened_clusters_keep_their_style_and_insert_mode_makes_room() {
+        let s = screen(
+            "\x1b[31;1m\x1b]8;;https://a.example\x1b\\\u{2764}\x1b[32m\u{fe0f}\x1b]8;;\x1b\\",
+        );
+        let r = &s.rows[0];
+        assert_eq!((r[0].text.as_str(), r[0].width), ("\u{2764}\u{fe0f}", 2));
+        for cell in &r[..2] {
+            assert_eq!(cell.fg, Color::Named(1));
+            assert!(cell.bold);
+            assert_eq!(
+                cell.link.as_ref().map(|l| l.uri.as_str()),
+                Some("https://a.example")
+            );
+        }
+        let s = screen("abc\x1b[1G\x1b[4h\u{2764}\u{fe0f}");
+        assert_eq!(
+            cells(&s, 0),
+            owned(&[
+                ("\u{2764}\u{fe0f}", 2),
+                ("", 0),
+                ("a", 1),
+                ("b", 1),
+                ("c", 1)
+            ])
+        );
+        assert_eq!(s.cursor.col, 2);
+    }
+
+    /// Clusters keep their cells through the scrollback and width changes (the compact
+    /// scrollback reads them back as the policy's clusters).
+    #[test]
+    fn clusters_keep_their_cells_in_the_scrollback_and_through_reflow() {
+        let mut e = Emulator::new(8, 2);
+        e.advance(
+            "🇺🇸x\r\n\u{2764}\u{fe0f}y\r\n👨\u{200d}💻z\r\n⌚\u{fe0e}w\r\n\x1b[?2027l🇺🇸v\r\n\r\n"
+                .as_bytes(),
+        );
+        let s = e.snapshot_with_scrollback();
+        let expect = [
+            owned(&[("🇺🇸", 2), ("", 0), ("x", 1)]),
+            owned(&[("\u{2764}\u{fe0f}", 2), ("", 0), ("y", 1)]),
+            owned(&[("👨\u{200d}💻", 2), ("", 0), ("z", 1)]),
+            owned(&[("⌚\u{fe0e}", 1), ("w", 1)]),
+            owned(&[("🇺", 1), ("🇸", 1), ("v", 1)]),
+        ];
+        for (i, row) in expect.iter().enumerate() {
+            assert_eq!(&cells(&s, i), row, "row {i}");
+        }
+        e.resize(3, 2);
+        e.resize(8, 2);
+        let s = e.snapshot_with_scrollback();
+        for (i, row) in expect.iter().enumerate() {
+            assert_eq!(&cells(&s, i), row, "row {i} after reflow");
+        }
+        assert_consistent(&e, "scrollback");
+    }
+
+    /// A cluster the policy makes two cells wide is placed exactly as a double-width
+    /// character: random streams of text, cursor moves, erases, inserts, line feeds, wraps and
+    /// scrolling, once with emoji clusters and once with `中` in their place, give the same
+    /// cell widths, wrapped rows, scrollback and cursor, at every small size. With width
+    /// changes too (reflow), all but a few streams do (alacritty's reflow of a row ending in a
+    /// blank erased from half of a double-width pair is not the same as of a blank).
+    #[test]
+    fn clusters_are_placed_as_double_width_characters_are() {
+        const CLUSTERS: [&str; 5] = [
+            "\u{2764}\u{fe0f}",
+            "🇺🇸",
+            "👨\u{200d}💻",
+            "👍🏽",
+            "1\u{fe0f}\u{20e3}",
+        ];
+        let pieces: [&str; 16] = [
+            "ab",
+            "xyz",
+            "\r\n",
+            "\r",
+            "\n",
+            "\t",
+            "\x1b[5G",
+            "\x1b[H",
+            "\x1b[2;3H",
+            "\x1b[K",
+            "\x1b[2J",
+            "\x1b[1P",
+            "\x1b[2@",
+            "\x1bM",
+            "C",
+            "C",
+        ];
+        let geometry = |e: &Emulator| {
+            let s = e.snapshot_with_scrollback();
+            let widths: Vec<Vec<u8>> = s
+                .rows
+                .iter()
+                .map(|r| r.iter().map(|c| c.width).collect())
+                .collect();
+            (widths, s.wrapped, s.scrollback_rows, s.cursor)
+        };
+        for resizes in [false, true] {
+            let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
+            let (streams, mut differed) = (1500, Vec::new());
+            for _ in 0..streams {
+                let (cols, rows) = (2 + next(7) as usize, 1 + next(4) as usize);
+                let mut ours = Emulator::with_scrollback(cols, rows, 20);
+                let mut wide = Emulator::with_scrollback(cols, rows, 20);
+                let mut log = format!("{cols}x{rows}:");
+                for _ in 0..30 {
+                    if resizes && next(10) == 0 {
+                        let (c, r) = (2 + next(7) as usize, 1 + next(4) as usize);
+                        log += &format!(" resize({c},{r})");
+                        ours.resize(c, r);
+                        wide.resize(c, r);
+                        continue;
+                    }
+                    let piece = pieces[next(pieces.len() as u64) as usize];
+                    let (a, b) = if piece == "C" {
+                        (CLUSTERS[next(CLUSTERS.len() as u64) as usize], "中")
+                    } else {
+                        (piece, piece)
+                    };
+                    log += &format!(" {a:?}");
+                    ours.advance(a.as_bytes());
+                    wide.advance(b.as_bytes());
+                    if geometry(&ours) != geometry(&wide) {
+                        differed.push(log.clone());
+                        break;
+                    }
+                }
+                assert_consistent(&ours, &log);
+            }
+            let allowed = if resizes { streams / 100 } else { 0 };
+            assert!(
+                differed.len() <= allowed,
+                "resizes {resizes}: {} of {streams} streams differ:\n{}",
+                differed.len(),
+                differed.join("\n")
+            );
+        }
+    }
+
+    /// Issue 14 item 5: DECRQM `?2026` says "set" while a frame is open, answered at once
+    /// (not when the frame ends), and "reset" outside one.
+    #[test]
+    fn decrqm_2026_reports_an_open_frame_at_once() {
+        let mut e = Emulator::new(10, 2);
+        e.advance(b"\x1b[?2026$p");
+        assert_eq!(e.take_replies(), b"\x1b[?2026;2$y");
+        e.advance(b"\x1b[?2026hdraw\x1b[?2026$p");
+        assert_eq!(e.take_replies(), b"\x1b[?2026;1$y");
+        assert_eq!(e.snapshot().text(), "");
+        e.advance(b"\x1b[?2026l\x1b[?2026$p");
+        assert_eq!(e.take_replies(), b"\x1b[?2026;2$y");
+        assert_eq!(e.snapshot().text(), "draw");
+    }
+
+    /// A frame may stay open for [`SYNC_TIMEOUT`] (1 s, as terminals allow), from the last
+    /// `CSI ? 2026 h`; ending it by force is counted and reported in the modes.
+    #[test]
+    fn unterminated_frames_end_after_a_second_and_are_counted() {
+        let mut e = Emulator::new(10, 2);
+        let before = Instant::now();
+        e.advance(b"\x1b[?2026hpartial");
+        let after = Instant::now();
+        let deadline = e.sync_deadline().expect("a frame is open");
+        assert!(deadline >= before + SYNC_TIMEOUT && deadline <= after + SYNC_TIMEOUT);
+        assert_eq!(SYNC_TIMEOUT, Duration::from_secs(1));
+        e.expire_sync_if_due(deadline - Duration::from_millis(1));
+        assert_eq!(e.snapshot().text(), "");
+        e.expire_sync_if_due(deadline);
+        let s = e.snapshot();
+        assert_eq!(s.text(), "partial");
+        assert_eq!(s.modes.forced_sync_ends, 1);
+        // A frame ended by the program is not counted, nor is expiring with none open.
+        e.advance(b"\x1b[?2026h!\x1b[?2026l");
+        e.expire_sync();
+        assert_eq!(e.forced_sync_ends(), 1);
     }
 
     #[test]

@@ -21,6 +21,12 @@
 //! - Sizes are clamped to 1–[`MAX_SIZE`] cells: a 0 size indexes an empty row, and an
 //!   unbounded one allocates without limit.
 //!
+//! The guard is also where the grapheme width policy ([`super::cluster`], DEC private mode
+//! 2027) is applied, since alacritty decides widths per code point: a character that joins the
+//! cluster before the cursor is added to that cell, and a cluster that becomes two cells wide
+//! is written again as a double-width character ([`Guarded::join`]), so that wrapping at the
+//! margin, insert mode and the scrollback's guards treat it as any double-width character.
+//!
 //! Everything else was checked by feeding random output (wide, combining and emoji text, every
 //! cursor, erase, scroll-region, tab, insert, origin, wrap, alternate-screen and reset
 //! sequence, with counts up to 65 535) and resizes at every size from 1 × 1 to 12 × 12 (and
@@ -28,18 +34,19 @@
 
 use std::ops::Range;
 
-use alacritty_terminal::event::EventListener;
+use alacritty_terminal::event::{Event, EventListener};
 use alacritty_terminal::grid::{Dimensions, Grid, GridCell};
-use alacritty_terminal::index::{Column, Line};
+use alacritty_terminal::index::{Column, Line, Point};
 use alacritty_terminal::term::cell::{Cell, Flags};
 use alacritty_terminal::term::{Term, TermMode};
 use alacritty_terminal::vte::ansi::{
     Attr, CharsetIndex, ClearMode, CursorShape, CursorStyle, Handler, Hyperlink, KeyboardModes,
-    KeyboardModesApplyBehavior, LineClearMode, Mode, ModifyOtherKeys, NamedPrivateMode,
+    KeyboardModesApplyBehavior, LineClearMode, Mode, ModifyOtherKeys, NamedMode, NamedPrivateMode,
     PrivateMode, Rgb, ScpCharPath, ScpUpdateMode, StandardCharset, TabulationClearMode,
 };
 use unicode_width::UnicodeWidthChar;
 
+use super::cluster;
 use super::scrollback::Scrollback;
 
 /// What a double-width character becomes where it cannot fit (a 1-column terminal): U+FFFD
@@ -48,6 +55,11 @@ pub const WIDE_IN_ONE_COLUMN: char = '\u{fffd}';
 
 /// The largest terminal the emulator makes, in columns and in rows (the contract's 1–500).
 pub const MAX_SIZE: usize = 500;
+
+/// A double-width character written in place of a cluster that becomes two cells wide, so
+/// that alacritty places it (wrapping, spacers, the scrollback's guards) as any double-width
+/// character; the cluster's own characters replace it in the cell right after.
+const WIDE_STAND_IN: char = '\u{3000}';
 
 /// The handler the parser drives: alacritty's `Term`, with the input it cannot take replaced,
 /// and the rows about to scroll off the top of the primary screen kept in the [`Scrollback`]
@@ -58,6 +70,20 @@ pub(super) struct Guarded<'a, T> {
     /// The scroll region (DECSTBM) as alacritty keeps it (which it does not expose): viewport
     /// lines `start..end`, reset to the whole screen by a resize, a reset and DECCOLM.
     pub region: &'a mut Range<i32>,
+    /// DEC private mode 2027, as the program set it.
+    pub width: &'a mut WidthPolicy,
+    /// Where answers to queries alacritty does not know go, in order with its own.
+    pub listener: &'a T,
+}
+
+/// The width policy in effect: DEC private mode 2027 (see [`cluster`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct WidthPolicy {
+    /// Clusters take the cells of [`cluster`]'s policy (mode 2027 set); else every code point
+    /// takes its own `wcwidth` cells.
+    pub graphemes: bool,
+    /// What a reset (RIS) sets the mode to.
+    pub default: bool,
 }
 
 /// How the cursor's row leaves the screen when it is among the rows scrolling off.
@@ -107,10 +133,20 @@ impl<T: EventListener> Guarded<'_, T> {
             .map_or(usize::from(self.scrollback.rows() == 0), |line| line + 1)
     }
 
-    /// [`Handler::input`] with every guard: a double-width character in one column, a spacer
-    /// cleared in the scrollback's newest row, a wrap that scrolls the top row off.
+    /// [`Handler::input`] for anything but printable ASCII: a character that joins the
+    /// cluster before the cursor under the grapheme policy ([`Guarded::join`]), else written
+    /// with every guard ([`Guarded::write`]).
     #[inline(never)]
     fn input_guarded(&mut self, c: char) {
+        if self.width.graphemes && !c.is_ascii() && self.join(c) {
+            return;
+        }
+        self.write(c)
+    }
+
+    /// [`Handler::input`] with every guard: a double-width character in one column, a spacer
+    /// cleared in the scrollback's newest row, a wrap that scrolls the top row off.
+    fn write(&mut self, c: char) {
         let width = if (' '..='~').contains(&c) {
             Some(1)
         } else {
@@ -152,6 +188,142 @@ impl<T: EventListener> Guarded<'_, T> {
             }
         }
         Handler::input(&mut *self.term, c)
+    }
+
+    /// The cell holding the cluster before the cursor, where alacritty puts a zero-width
+    /// character (the cell left of the cursor, or under it when a wrap is pending; the
+    /// double-width character when that is its spacer). `None` at the start of a row, and for
+    /// a blank cell or a spacer a wrap left.
+    fn cluster_before_cursor(&self) -> Option<Point> {
+        let grid = self.term.grid();
+        let cursor = &grid.cursor;
+        let mut col = cursor.point.column.0;
+        if !cursor.input_needs_wrap {
+            col = col.checked_sub(1)?;
+        }
+        let row = &grid[cursor.point.line];
+        if row[Column(col)].flags.contains(Flags::WIDE_CHAR_SPACER) {
+            col = col.checked_sub(1)?;
+        }
+        let cell = &row[Column(col)];
+        let blank = (cell.c == ' ' || cell.c == '\0') && cell.zerowidth().is_none();
+        if blank || cell.flags.contains(Flags::LEADING_WIDE_CHAR_SPACER) {
+            return None;
+        }
+        Some(Point::new(cursor.point.line, Column(col)))
+    }
+
+    /// Under the grapheme policy ([`cluster`]): adds `c` to the cluster before the cursor when
+    /// it belongs there (a variation selector, a skin-tone modifier, a pictograph after a
+    /// ZWJ, a second regional indicator), making the cluster 2 or 1 cells wide when its
+    /// width changes. Returns whether `c` was taken; anything else is written as usual.
+    fn join(&mut self, c: char) -> bool {
+        let width = c.width();
+        let selector = cluster::rewidens(c);
+        if width.is_none() || width == Some(0) && !selector {
+            return false;
+        }
+        let Some(at) = self.cluster_before_cursor() else {
+            return false;
+        };
+        let cell = &self.term.grid()[at.line][at.column];
+        let joined = cell.zerowidth().unwrap_or(&[]);
+        if !selector && !cluster::joins(cell.c, joined, c) {
+            return false;
+        }
+        let mut text = String::with_capacity(4 * (joined.len() + 2));
+        text.push(cell.c);
+        text.extend(joined);
+        text.push(c);
+        let wide = cell.flags.contains(Flags::WIDE_CHAR);
+        self.term.grid_mut()[at.line][at.column].push_zerowidth(c);
+        match (cluster::width(&text), wide) {
+            (2, false) => self.widen(at),
+            (1, true) => self.narrow(at),
+            _ => {}
+        }
+        true
+    }
+
+    /// Makes the one-cell cluster at `at`, just before the cursor, two cells wide: it is
+    /// written again as a double-width character in its style, so alacritty places it (on the
+    /// next row, leaving a spacer, when it no longer fits the row; nowhere when wrapping is
+    /// off or the terminal is one column wide: it stays one cell). In insert mode the cells
+    /// after it move right by one.
+    fn widen(&mut self, at: Point) {
+        let cols = self.term.columns();
+        let at_margin = at.column.0 + 1 >= cols;
+        if cols < 2 || at_margin && !self.term.mode().contains(TermMode::LINE_WRAP) {
+            return;
+        }
+        let old = self.term.grid()[at.line][at.column].clone();
+        let insert = self.term.mode().contains(TermMode::INSERT);
+        if insert && !at_margin {
+            // Room for its second cell: the cursor is on the cell after it.
+            self.insert_blank(1);
+        }
+        let insert_mode = Mode::Named(NamedMode::Insert);
+        if insert {
+            Handler::unset_mode(&mut *self.term, insert_mode);
+        }
+        let mut style = Cell {
+            c: ' ',
+            fg: old.fg,
+            bg: old.bg,
+            flags: old.flags
+                - (Flags::WIDE_CHAR
+                    | Flags::WIDE_CHAR_SPACER
+                    | Flags::LEADING_WIDE_CHAR_SPACER
+                    | Flags::WRAPLINE),
+            extra: None,
+        };
+        if old.extra.is_some() {
+            style.set_underline_color(old.underline_color());
+            style.set_hyperlink(old.hyperlink());
+        }
+        let cursor = &mut self.term.grid_mut().cursor;
+        cursor.point = at;
+        cursor.input_needs_wrap = false;
+        let template = std::mem::replace(&mut cursor.template, style);
+        self.write(WIDE_STAND_IN);
+        let grid = self.term.grid_mut();
+        grid.cursor.template = template;
+        let cursor = &grid.cursor;
+        // alacritty leaves the cursor after the spacer, or on it with a wrap pending.
+        let back = if cursor.input_needs_wrap { 1 } else { 2 };
+        let (line, col) = (
+            cursor.point.line,
+            cursor.point.column.0.saturating_sub(back),
+        );
+        let cell = &mut grid[line][Column(col)];
+        if cell.c == WIDE_STAND_IN && cell.flags.contains(Flags::WIDE_CHAR) {
+            cell.c = old.c;
+            cell.extra = old.extra;
+        }
+        if insert {
+            Handler::set_mode(&mut *self.term, insert_mode);
+        }
+    }
+
+    /// Makes the two-cell cluster at `at` (its spacer under or just before the cursor) one
+    /// cell wide: its spacer becomes a blank in its style, and the cursor comes back one cell.
+    fn narrow(&mut self, at: Point) {
+        let cols = self.term.columns();
+        let grid = self.term.grid_mut();
+        grid[at.line][at.column].flags.remove(Flags::WIDE_CHAR);
+        let next = at.column + 1;
+        if next.0 >= cols {
+            return;
+        }
+        let spacer = &mut grid[at.line][next];
+        if spacer.flags.contains(Flags::WIDE_CHAR_SPACER) {
+            spacer.flags.remove(Flags::WIDE_CHAR_SPACER);
+            spacer.c = ' ';
+            spacer.extra = None;
+        }
+        let cursor = &mut grid.cursor;
+        cursor.point.column = next;
+        cursor.input_needs_wrap = false;
     }
 
     /// DECCOLM (`CSI ? 3 h/l`), which alacritty takes as DECSTBM(1, last line): the region
@@ -326,6 +498,7 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
         }
         self.scrollback.clear();
         *self.region = 0..self.term.screen_lines() as i32;
+        self.width.graphemes = self.width.default;
     }
 
     fn set_scrolling_region(&mut self, top: usize, bottom: Option<usize>) {
@@ -341,6 +514,9 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
 
     fn set_private_mode(&mut self, mode: PrivateMode) {
         self.deccolm(mode);
+        if mode == PrivateMode::Unknown(cluster::MODE) {
+            self.width.graphemes = true;
+        }
         if mode == PrivateMode::Named(NamedPrivateMode::SwapScreenAndSetRestoreCursor)
             && self.primary()
         {
@@ -353,10 +529,28 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
 
     fn unset_private_mode(&mut self, mode: PrivateMode) {
         self.deccolm(mode);
+        if mode == PrivateMode::Unknown(cluster::MODE) {
+            self.width.graphemes = false;
+        }
         let alternate = !self.primary();
         Handler::unset_private_mode(&mut *self.term, mode);
         if alternate && self.primary() {
             set_alternate(self.term, 1, 1);
+        }
+    }
+
+    /// DECRQM for a private mode: 2027 answered here (1 set, 2 reset); 2026 is answered
+    /// where it is found in the stream, before a synchronized frame's bytes are held back
+    /// (see `sniff`), so nothing is sent for it here; the rest by alacritty.
+    fn report_private_mode(&mut self, mode: PrivateMode) {
+        match mode {
+            PrivateMode::Unknown(cluster::MODE) => {
+                let state = if self.width.graphemes { 1 } else { 2 };
+                let reply = format!("\x1b[?{};{state}$y", cluster::MODE);
+                self.listener.send_event(Event::PtyWrite(reply));
+            }
+            PrivateMode::Named(NamedPrivateMode::SyncUpdate) => {}
+            _ => Handler::report_private_mode(&mut *self.term, mode),
         }
     }
 
@@ -394,7 +588,6 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
         fn set_mode(&mut self, mode: Mode);
         fn unset_mode(&mut self, mode: Mode);
         fn report_mode(&mut self, mode: Mode);
-        fn report_private_mode(&mut self, mode: PrivateMode);
         fn set_keypad_application_mode(&mut self);
         fn unset_keypad_application_mode(&mut self);
         fn set_active_charset(&mut self, index: CharsetIndex);

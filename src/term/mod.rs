@@ -2,6 +2,7 @@
 //! Knows nothing of PTYs, sockets or SVG.
 
 pub mod ansi;
+pub mod cluster;
 mod emulator;
 mod guard;
 pub mod keys;
@@ -9,6 +10,6 @@ mod screen;
 mod scrollback;
 pub mod sniff;
 
-pub use emulator::{Emulator, QueryColors, MAX_SCROLLBACK, SCROLLBACK_LINES};
+pub use emulator::{Emulator, QueryColors, MAX_SCROLLBACK, SCROLLBACK_LINES, SYNC_TIMEOUT};
 pub use guard::{MAX_SIZE, WIDE_IN_ONE_COLUMN};
 pub use screen::*;

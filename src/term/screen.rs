@@ -186,6 +186,15 @@ pub struct Modes {
     /// see `keys`). 0 for legacy encoding.
     #[serde(default)]
     pub kitty_keyboard_flags: u8,
+    /// DEC private mode 2027: grapheme clusters take the cells modern terminals give them
+    /// (a VS16 emoji, a ZWJ sequence, a flag: 2 cells; see `term::cluster`); false when
+    /// every code point takes its own `wcwidth` cells.
+    #[serde(default)]
+    pub grapheme_clusters: bool,
+    /// How many synchronized-output frames (mode 2026) were ended by force so far: left open
+    /// past the timeout (`term::SYNC_TIMEOUT`, 1 s), or open when the output ended.
+    #[serde(default)]
+    pub forced_sync_ends: u64,
 }
 
 /// An owned snapshot of a terminal.

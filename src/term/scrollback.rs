@@ -18,6 +18,11 @@
 //! erased is a blank, and a spacer takes its character's style.
 //! In a 1-column layout a double-width character is U+FFFD ([`super::WIDE_IN_ONE_COLUMN`])
 //! followed by a blank, as on the screen; the character itself is kept for wider layouts.
+//!
+//! A cluster whose cells the grapheme policy decided ([`super::cluster`]: a VS16 emoji, a ZWJ
+//! sequence, a flag, each two cells where its code points alone say otherwise) is stored as a
+//! run of its own ([`GRAPHEME_WIDE`], [`GRAPHEME_NARROW`]) that knows its length: read back,
+//! it is the same characters in the cells it had on the screen.
 
 use std::collections::VecDeque;
 
@@ -32,6 +37,17 @@ const LAYOUT_FLAGS: Flags = Flags::WRAPLINE
     .union(Flags::WIDE_CHAR)
     .union(Flags::WIDE_CHAR_SPACER)
     .union(Flags::LEADING_WIDE_CHAR_SPACER);
+
+/// In a run's style (where layout flags are otherwise never kept): the run is one cluster of
+/// the grapheme policy, two cells wide, its length in bytes the style's character.
+const GRAPHEME_WIDE: Flags = Flags::WIDE_CHAR;
+
+/// In a run's style: the run is one cluster of the grapheme policy, one cell wide, its length
+/// in bytes the style's character.
+const GRAPHEME_NARROW: Flags = Flags::WIDE_CHAR_SPACER;
+
+/// The two kinds of grapheme runs.
+const GRAPHEME: Flags = GRAPHEME_WIDE.union(GRAPHEME_NARROW);
 
 /// A run of clusters with one style.
 #[derive(Debug, Clone)]
@@ -106,7 +122,11 @@ impl<'a> Iterator for Clusters<'a> {
         }
         let rest = &line.text[self.pos.byte..];
         let bytes = rest.as_bytes();
-        let (end, width) = if bytes.first()?.is_ascii() && bytes.get(1).is_none_or(u8::is_ascii) {
+        let grapheme = run.style.flags & GRAPHEME;
+        let (end, width) = if !grapheme.is_empty() {
+            let width = if grapheme == GRAPHEME_WIDE { 2 } else { 1 };
+            ((run.style.c as usize).clamp(1, rest.len()), width)
+        } else if bytes.first()?.is_ascii() && bytes.get(1).is_none_or(u8::is_ascii) {
             // The common case: one ASCII character (never zero-width) after another.
             (1, 1)
         } else {
@@ -293,6 +313,28 @@ impl RowBuf {
         }
     }
 
+    /// Appends the cluster `c` + `zerowidth` of the grapheme policy as a run of its own of
+    /// `kind` ([`GRAPHEME_WIDE`] or [`GRAPHEME_NARROW`]) in the style of `cell`.
+    #[cold]
+    fn push_grapheme(&mut self, c: char, zerowidth: &[char], cell: &Cell, kind: Flags) {
+        let start = self.text.len();
+        self.push_char(c);
+        for &z in zerowidth {
+            self.push_char(z);
+        }
+        let mut style = style_of(cell);
+        style.flags.insert(kind);
+        // Lengths up to 55 295 bytes are characters below the surrogates; a longer cluster
+        // (a pile of combining marks) is cut there.
+        let len = (self.text.len() - start).min(0xd7ff);
+        self.text.truncate(start + len);
+        while std::str::from_utf8(&self.text[start..]).is_err() {
+            self.text.pop();
+        }
+        style.c = char::from_u32((self.text.len() - start) as u32).unwrap_or(' ');
+        self.runs.push(Run { clusters: 1, style });
+    }
+
     #[cold]
     fn push_run(&mut self, cell: &Cell, marker: Flags) {
         match self.runs.last_mut() {
@@ -424,9 +466,10 @@ impl Fill {
     }
 }
 
-/// Whether two style cells are the same style.
+/// Whether two style cells are the same style (a grapheme run is a style of its own).
 fn same_style(a: &Cell, b: &Cell) -> bool {
-    a.fg == b.fg
+    !(a.flags | b.flags).intersects(GRAPHEME)
+        && a.fg == b.fg
         && a.bg == b.bg
         && a.flags == b.flags
         && (a.extra.is_none() && b.extra.is_none()
@@ -450,11 +493,37 @@ fn style_of(cell: &Cell) -> Cell {
     style
 }
 
-/// A cell with nothing in it: a space in the default style.
+/// The kind of run a cell's cluster goes to when the grapheme policy decided its cells:
+/// [`GRAPHEME_WIDE`] for a double-width cell (its spacer following: `spacer`) whose base
+/// character alone is not double-width or that joined characters of their own width,
+/// [`GRAPHEME_NARROW`] for a one-cell cluster whose base character is double-width (VS15).
+/// `None` for every other cell (the ordinary rule reads it back the same).
+fn grapheme_kind(cell: &Cell, spacer: bool) -> Option<Flags> {
+    let flagged = cell.flags.contains(Flags::WIDE_CHAR);
+    let base = cell.c.width().unwrap_or(1);
+    let joined = cell
+        .zerowidth()
+        .is_some_and(|z| z.iter().any(|c| c.width() != Some(0)));
+    match (flagged, spacer, base) {
+        (true, true, 2) if !joined => None,
+        (true, true, _) => Some(GRAPHEME_WIDE),
+        // A double-width cell with no room for its second cell (the ordinary rule makes it
+        // U+FFFD).
+        (true, false, _) => None,
+        (false, _, 0 | 1) if !joined => None,
+        (false, _, _) => Some(GRAPHEME_NARROW),
+    }
+}
+
+/// A cell with nothing in it: a space in the default style. (A character erased as half of
+/// a damaged double-width pair keeps an empty extra: nothing is in it either.)
 fn is_blank(cell: &Cell) -> bool {
     cell.c == ' '
         && cell.flags.is_empty()
-        && cell.extra.is_none()
+        && (cell.extra.is_none()
+            || cell.zerowidth().is_none_or(<[char]>::is_empty)
+                && cell.underline_color().is_none()
+                && cell.hyperlink().is_none())
         && cell.fg == Color::Named(NamedColor::Foreground)
         && cell.bg == Color::Named(NamedColor::Background)
 }
@@ -601,8 +670,10 @@ impl Scrollback {
             }
             i += 1;
             let flags = cell.flags;
-            if cell.c.is_ascii() && cell.c != '\0' && !flags.intersects(special) {
-                // One ASCII character, one cell, in a style with extras.
+            if cell.c.is_ascii() && cell.c != '\0' && !flags.intersects(special | Flags::WIDE_CHAR)
+            {
+                // One ASCII character, one cell, in a style with extras (a keycap, `1️⃣`, is
+                // an ASCII character made two cells wide by the grapheme policy).
                 row.push(
                     cell.c,
                     cell.zerowidth().unwrap_or(&[]),
@@ -625,6 +696,15 @@ impl Scrollback {
             } else {
                 cell.c
             };
+            if let Some(kind) = grapheme_kind(cell, i < n) {
+                // A cluster the grapheme policy made: its own kind of run, its width kept.
+                if kind == GRAPHEME_WIDE {
+                    i += 1;
+                }
+                row.push_grapheme(c, cell.zerowidth().unwrap_or(&[]), cell, kind);
+                fill.place(if kind == GRAPHEME_WIDE { 2 } else { 1 }, cols);
+                continue;
+            }
             let mut width = 1;
             if !c.is_ascii() {
                 match c.width() {
@@ -805,14 +885,17 @@ impl Scrollback {
             }
             let row = rows.last_mut().expect("a row");
             let mut chars = cluster.chars.chars();
-            let mut cell = cluster.style.clone();
+            let mut style = cluster.style.clone();
+            style.flags.remove(GRAPHEME);
+            style.c = ' ';
+            let mut cell = style.clone();
             cell.c = chars.next().unwrap_or(' ');
             for zw in chars {
                 cell.push_zerowidth(zw);
             }
             if cluster.width == 2 && cols > 1 {
                 cell.flags.insert(Flags::WIDE_CHAR);
-                let mut spacer = cluster.style.clone();
+                let mut spacer = style;
                 spacer.flags.insert(Flags::WIDE_CHAR_SPACER);
                 row.push(cell);
                 row.push(spacer);
@@ -821,7 +904,7 @@ impl Scrollback {
                 cell.c = WIDE_IN_ONE_COLUMN;
                 row.push(cell);
                 finish_row(row, cols, true);
-                rows.push(vec![cluster.style.clone()]);
+                rows.push(vec![style]);
             } else {
                 row.push(cell);
             }

@@ -2,7 +2,9 @@
 //! parsed: XTVERSION (`CSI > Ps q`, xterm's "report version"), DECRQCRA (`CSI Pi ; Pp ; Pt ;
 //! Pl ; Pb ; Pr * y`, VT420 "request checksum of rectangular area"), DECRQSS (`DCS $ q Pt
 //! ST`, "request selection or setting") and OSC 7501 program status
-//! (`ESC ] 7501 ; state=<s>[:kind=<k>][:msg=<base64>] ST`, and its `?` probe) and OSC 9;4
+//! (`ESC ] 7501 ; state=<s>[:kind=<k>][:msg=<base64>] ST`, and its `?` probe), DECRQM for
+//! synchronized output (`CSI ? 2026 $ p`: alacritty always answers "reset", and inside an open
+//! frame the parser holds the query back until the frame ends) and OSC 9;4
 //! progress (`ESC ] 9 ; 4 ; <0-4> [; <pct>] ST`); see shared/notes/agents.md, "In-band
 //! signals". Sequences may straddle reads: an unfinished
 //! one is carried over (at most [`MAX_CARRY`] bytes).
@@ -38,6 +40,9 @@ pub enum Found {
     /// DECRQSS: a request for the setting named by the final characters `setting` (`m` SGR,
     /// ` q` DECSCUSR, `r` DECSTBM, …), at most 4 bytes.
     Setting(Vec<u8>),
+    /// DECRQM for DEC private mode 2026 (`CSI ? 2026 $ p`), answered with whether a
+    /// synchronized frame is open at that point of the stream.
+    SyncQuery,
     /// The OSC 7501 `?` probe; `bel` when it ended with BEL rather than ST.
     StatusProbe { bel: bool },
     /// An OSC 7501 status report.
@@ -102,7 +107,10 @@ fn parse_at(data: &[u8], p: usize) -> Parse {
     match data.get(p + 1) {
         None => Parse::Incomplete,
         Some(b'[') => match parse_xtversion(data, p + 2) {
-            Parse::NotOurs => parse_decrqcra(data, p + 2),
+            Parse::NotOurs => match parse_sync_query(data, p + 2) {
+                Parse::NotOurs => parse_decrqcra(data, p + 2),
+                other => other,
+            },
             other => other,
         },
         Some(b'P') => parse_decrqss(data, p + 2),
@@ -131,6 +139,19 @@ fn parse_xtversion(data: &[u8], mut i: usize) -> Parse {
             Parse::Done(i + 1, Some(Found::XtVersion))
         }
         Some(_) => Parse::NotOurs,
+    }
+}
+
+/// After `ESC [`: `? 2026 $ p`, exactly.
+fn parse_sync_query(data: &[u8], i: usize) -> Parse {
+    const QUERY: &[u8] = b"?2026$p";
+    let have = &data[i..data.len().min(i + QUERY.len())];
+    if !QUERY.starts_with(have) {
+        Parse::NotOurs
+    } else if have.len() < QUERY.len() {
+        Parse::Incomplete
+    } else {
+        Parse::Done(i + QUERY.len(), Some(Found::SyncQuery))
     }
 }
 
@@ -354,6 +375,17 @@ mod tests {
                 Found::Setting(b"m".to_vec()),
                 Found::Setting(b" q".to_vec())
             ]
+        );
+    }
+
+    #[test]
+    fn finds_the_synchronized_output_query_across_reads() {
+        assert_eq!(
+            all(&[
+                b"\x1b[?2026$p\x1b[?20",
+                b"26$p\x1b[?2026h\x1b[?2027$p\x1b[?1$p"
+            ]),
+            [Found::SyncQuery, Found::SyncQuery]
         );
     }
 

@@ -261,6 +261,7 @@ pub fn run(
                     let _ = client::request(&Request::Send {
                         id: current.as_str().into(),
                         inputs: vec![Input::RawHex(hex)],
+                        gap_ms: None,
                     });
                 }
                 if detach {

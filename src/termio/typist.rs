@@ -31,6 +31,10 @@ pub const READY_POLL: Duration = Duration::from_millis(50);
 /// The gap between typed text and its Return (the Return is its own write, case SC-02).
 pub const SUBMIT_GAP: Duration = Duration::from_millis(150);
 
+/// How long [`submit`] waits for its Return to be written, and an agent's prompt delivery for
+/// its prompt (the program may read no input).
+pub const INPUT_PATIENCE: Duration = Duration::from_secs(2);
+
 /// What a send types: the inputs (for the journal) and their validated steps.
 pub struct Typed {
     inputs: Vec<Input>,
@@ -61,9 +65,11 @@ pub fn input_steps(text: &str, key_names: &[String]) -> Result<Typed, Error> {
     Ok(Typed { inputs, steps })
 }
 
-/// Writes the typed steps (one write each), then, after [`SUBMIT_GAP`], a Return as its own
-/// write when `enter`; journals them. Returns the version before the input and whether it
-/// submitted a command line at a shell prompt (which the status machine then follows).
+/// Writes the typed steps (one write each), then, [`SUBMIT_GAP`] after the last of them was
+/// written (the host's quiet gap, as `session send` leaves after a paste), a Return as its own
+/// write when `enter`; journals them. Returns, once the Return is written, the version before
+/// the input and whether it submitted a command line at a shell prompt (which the status
+/// machine then follows).
 ///
 /// Errors: `session_exited` when the program has ended.
 pub fn submit(s: &Tracked, typed: Typed, enter: bool) -> Result<(u64, bool), HostError> {
@@ -74,16 +80,16 @@ pub fn submit(s: &Tracked, typed: Typed, enter: bool) -> Result<(u64, bool), Hos
     // Read before the input is written: text typed at a hidden prompt is never journaled.
     let hidden = s.hidden_prompt();
     if wrote_text {
-        s.send(steps)?;
+        let quiet_after = if enter { SUBMIT_GAP } else { Duration::ZERO };
+        s.send_then_quiet(steps, SUBMIT_GAP, quiet_after)?;
     }
     if enter {
-        if wrote_text {
-            std::thread::sleep(SUBMIT_GAP);
-        }
         let key = keys::parse_key("Enter")
             .map_err(|e| HostError::new(ErrorCode::InvalidRequest, e.to_string()))?;
-        s.send(vec![Step::Key(key)])?;
+        // Queued now, written by the host once the gap after the text has passed.
+        s.send(vec![Step::Key(key)], Duration::ZERO)?;
         inputs.push(Input::Keys("Enter".into()));
+        s.wait_input_settled(INPUT_PATIENCE);
     }
     s.record(Entry::send(inputs, hidden));
     let command = enter && s.meta.is_shell() && matches!(before, Status::Idle | Status::Done);

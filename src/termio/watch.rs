@@ -165,6 +165,121 @@ fn part_of(summary: &Summary, project: &str) -> Option<SummaryPart> {
     (part.project == project).then_some(part)
 }
 
+/// The watch as a model: host events in, watch lines out, for one project and a state filter.
+/// Shared by `termio sessions watch` ([`run`]) and the MCP server's watch resource; the time is
+/// an argument, so it is tested without a clock.
+#[derive(Debug)]
+pub struct Watcher {
+    project: String,
+    states: Vec<String>,
+    snapshot: bool,
+    /// Status last seen per host session id.
+    statuses: HashMap<String, Status>,
+    /// `done` entries held until their turn settles, so they carry this turn's `cursor_end`,
+    /// with when they were first held.
+    held: HashMap<String, (SessionEntry, Instant)>,
+}
+
+impl Watcher {
+    /// A watch of `project`'s sessions showing live changes to `states` (from [`STATES`]),
+    /// and the roster lines of the subscription's start when `snapshot`.
+    pub fn new(project: String, states: Vec<String>, snapshot: bool) -> Watcher {
+        Watcher {
+            project,
+            states,
+            snapshot,
+            statuses: HashMap::new(),
+            held: HashMap::new(),
+        }
+    }
+
+    fn shows(&self, status: &str) -> bool {
+        self.states.iter().any(|s| s == status)
+    }
+
+    /// Whether a `done` line is held for its turn to settle (poll [`Watcher::overdue`] often).
+    pub fn holding(&self) -> bool {
+        !self.held.is_empty()
+    }
+
+    /// The held `done` lines whose [`SETTLE_GRACE`] ran out by `now`, without `cursor_end`.
+    pub fn overdue(&mut self, now: Instant) -> Vec<Line> {
+        let due: Vec<String> = self
+            .held
+            .iter()
+            .filter(|(_, (_, since))| now.duration_since(*since) >= SETTLE_GRACE)
+            .map(|(id, _)| id.clone())
+            .collect();
+        due.into_iter()
+            .filter_map(|id| self.held.remove(&id))
+            .map(|(entry, _)| Line {
+                cursor_end: None,
+                ..line(&entry, false)
+            })
+            .collect()
+    }
+
+    /// The lines one host event (seen at `now`) makes due: a status change of a session of
+    /// the project that the filter shows, a settled `done`, a roster line, a stall alarm.
+    pub fn event(&mut self, event: Event, now: Instant) -> Vec<Line> {
+        let mut out = Vec::new();
+        match event {
+            Event::Session {
+                session_id: id,
+                summary,
+                snapshot,
+            } => {
+                let Some(part) = part_of(&summary, &self.project) else {
+                    return out;
+                };
+                let entry = part.entry;
+                let status = entry.status;
+                let changed = self.statuses.get(&id) != Some(&status);
+                self.statuses.insert(id.clone(), status);
+                if snapshot {
+                    if self.snapshot {
+                        out.push(line(&entry, true));
+                    }
+                } else if status == Status::Done && (changed || self.held.contains_key(&id)) {
+                    if !self.shows(status.as_str()) {
+                        return out;
+                    }
+                    if part.settling {
+                        let since = self.held.get(&id).map_or(now, |h| h.1);
+                        self.held.insert(id, (entry, since));
+                    } else {
+                        self.held.remove(&id);
+                        out.push(line(&entry, false));
+                    }
+                } else if changed {
+                    // Left `done` before settling: that turn's line is dropped.
+                    self.held.remove(&id);
+                    if self.shows(status.as_str()) {
+                        out.push(line(&entry, false));
+                    }
+                }
+            }
+            Event::Closed { session_id: id, .. } => {
+                self.statuses.remove(&id);
+                if let Some((entry, _)) = self.held.remove(&id) {
+                    out.push(line(&entry, false));
+                }
+            }
+            Event::Stalled {
+                summary: Some(summary),
+                evidence,
+                ..
+            } if self.shows("stalled") => {
+                if let Some(part) = part_of(&summary, &self.project) {
+                    out.push(stalled_line(&part.entry, evidence));
+                }
+            }
+            _ => {}
+        }
+        out
+    }
+}
+
 /// Runs the watch until Ctrl-C (returns 0) or until the host closes the stream (returns 2),
 /// writing lines to `out`.
 ///
@@ -175,11 +290,11 @@ pub fn run(options: &WatchOptions, out: &mut dyn Write) -> Result<i32, HostError
     let (_, mut stream) = client::open_stream(&Request::Subscribe)?;
     let heartbeat = heartbeat_interval();
     let mut last_output = Instant::now();
-    // Status last seen per host session id.
-    let mut statuses: HashMap<String, Status> = HashMap::new();
-    // `done` entries held until their turn settles, so they carry this turn's `cursor_end`.
-    let mut held: HashMap<String, (SessionEntry, Instant)> = HashMap::new();
-    let shows = |status: &str| options.states.iter().any(|s| s == status);
+    let mut watcher = Watcher::new(
+        options.project.clone(),
+        options.states.clone(),
+        options.snapshot,
+    );
     let emit = |line: Line, out: &mut dyn Write, last: &mut Instant| {
         let text = if options.json {
             serde_json::to_string(&line).expect("watch lines serialise")
@@ -194,19 +309,8 @@ pub fn run(options: &WatchOptions, out: &mut dyn Write) -> Result<i32, HostError
         if client::interrupted() {
             return Ok(0);
         }
-        let overdue: Vec<String> = held
-            .iter()
-            .filter(|(_, (_, since))| since.elapsed() >= SETTLE_GRACE)
-            .map(|(id, _)| id.clone())
-            .collect();
-        for id in overdue {
-            if let Some((entry, _)) = held.remove(&id) {
-                let l = Line {
-                    cursor_end: None,
-                    ..line(&entry, false)
-                };
-                emit(l, out, &mut last_output);
-            }
+        for l in watcher.overdue(Instant::now()) {
+            emit(l, out, &mut last_output);
         }
         let wait = if options.json {
             heartbeat
@@ -215,10 +319,10 @@ pub fn run(options: &WatchOptions, out: &mut dyn Write) -> Result<i32, HostError
         } else {
             Duration::from_secs(1)
         };
-        let wait = if held.is_empty() {
-            wait
-        } else {
+        let wait = if watcher.holding() {
             wait.min(Duration::from_millis(500))
+        } else {
+            wait
         };
         match stream.next(wait) {
             Ok(value) => {
@@ -226,59 +330,8 @@ pub fn run(options: &WatchOptions, out: &mut dyn Write) -> Result<i32, HostError
                 let Ok(event) = serde_json::from_value::<Event>(value) else {
                     continue;
                 };
-                match event {
-                    Event::Session {
-                        session_id: id,
-                        summary,
-                        snapshot,
-                    } => {
-                        let Some(part) = part_of(&summary, &options.project) else {
-                            continue;
-                        };
-                        let entry = part.entry;
-                        let status = entry.status;
-                        let changed = statuses.get(&id) != Some(&status);
-                        statuses.insert(id.clone(), status);
-                        if snapshot {
-                            if options.snapshot {
-                                emit(line(&entry, true), out, &mut last_output);
-                            }
-                        } else if status == Status::Done && (changed || held.contains_key(&id)) {
-                            if !shows(status.as_str()) {
-                                continue;
-                            }
-                            if part.settling {
-                                let since = held.get(&id).map_or_else(Instant::now, |h| h.1);
-                                held.insert(id, (entry, since));
-                            } else {
-                                held.remove(&id);
-                                emit(line(&entry, false), out, &mut last_output);
-                            }
-                        } else if changed {
-                            // Left `done` before settling: that turn's line is dropped.
-                            held.remove(&id);
-                            if shows(status.as_str()) {
-                                emit(line(&entry, false), out, &mut last_output);
-                            }
-                        }
-                    }
-                    Event::Closed { session_id: id, .. } => {
-                        statuses.remove(&id);
-                        if let Some((entry, _)) = held.remove(&id) {
-                            emit(line(&entry, false), out, &mut last_output);
-                        }
-                    }
-                    Event::Stalled {
-                        summary: Some(summary),
-                        evidence,
-                        ..
-                    } if shows("stalled") => {
-                        let Some(part) = part_of(&summary, &options.project) else {
-                            continue;
-                        };
-                        emit(stalled_line(&part.entry, evidence), out, &mut last_output);
-                    }
-                    _ => {}
+                for l in watcher.event(event, Instant::now()) {
+                    emit(l, out, &mut last_output);
                 }
             }
             Err(StreamEnd::Quiet) => {
@@ -357,5 +410,90 @@ mod tests {
             serde_json::to_string(&stalled_line(&working, "working 42m".into())).unwrap(),
             r#"{"schema_version":1,"link":"termio://session/x","status":"stalled","title":"t","cwd":"/p","evidence":"working 42m"}"#
         );
+    }
+
+    fn event(project: &str, status: Status, settling: bool, snapshot: bool) -> Event {
+        let entry = SessionEntry {
+            link: "termio://session/s1".into(),
+            id: "s1".into(),
+            title: "agent".into(),
+            agent: "claude".into(),
+            status,
+            description: "claude".into(),
+            transcript: Some("/t.jsonl".into()),
+            cwd: None,
+            reason: None,
+            since: None,
+            prompt: Some("Trust this folder?".into()),
+            cursor_end: Some(7),
+        };
+        let part = SummaryPart {
+            entry,
+            project: project.into(),
+            settling,
+        };
+        let mut parts = serde_json::Map::new();
+        parts.insert(OP.into(), serde_json::to_value(part).unwrap());
+        Event::Session {
+            session_id: "s1".into(),
+            summary: Summary {
+                state: crate::host::session::State::Running,
+                width: 80,
+                height: 24,
+                exit_code: None,
+                title: None,
+                parts,
+            },
+            snapshot,
+        }
+    }
+
+    fn statuses(lines: &[Line]) -> Vec<&str> {
+        lines.iter().map(|l| l.status.as_str()).collect()
+    }
+
+    /// The watch model: the roster, changes only, the state filter, other projects left out,
+    /// and a `done` held until its turn settles or its grace runs out.
+    #[test]
+    fn the_watcher_turns_host_events_into_lines() {
+        let t0 = Instant::now();
+        let mut w = Watcher::new("/p".into(), vec!["done".into(), "needs-you".into()], true);
+        assert_eq!(
+            statuses(&w.event(event("/p", Status::Working, false, true), t0)),
+            ["working"],
+            "roster"
+        );
+        assert!(w
+            .event(event("/p", Status::Working, false, false), t0)
+            .is_empty());
+        assert!(w
+            .event(event("/other", Status::NeedsYou, false, false), t0)
+            .is_empty());
+        let asks = w.event(event("/p", Status::NeedsYou, false, false), t0);
+        assert_eq!(asks[0].prompt.as_deref(), Some("Trust this folder?"));
+        assert!(
+            w.event(event("/p", Status::Working, false, false), t0)
+                .is_empty(),
+            "filtered"
+        );
+        // A settling done is held; the settled one is the line.
+        assert!(w
+            .event(event("/p", Status::Done, true, false), t0)
+            .is_empty());
+        assert!(w.holding());
+        let done = w.event(event("/p", Status::Done, false, false), t0);
+        assert_eq!(
+            (statuses(&done), done[0].cursor_end),
+            (vec!["done"], Some(7))
+        );
+        assert!(!w.holding());
+        // One that never settles comes out after the grace, without cursor_end.
+        w.event(event("/p", Status::Working, false, false), t0);
+        assert!(w
+            .event(event("/p", Status::Done, true, false), t0)
+            .is_empty());
+        assert!(w.overdue(t0 + SETTLE_GRACE / 2).is_empty());
+        let late = w.overdue(t0 + SETTLE_GRACE);
+        assert_eq!((statuses(&late), late[0].cursor_end), (vec!["done"], None));
     }
 }

@@ -117,6 +117,27 @@ async def on_message(message):
         UPDATES.append(str(message.params.uri))
 
 
+async def keyboard(session):
+    """session_send against the keyboard reader: a kitty-only key once the program pushed the
+    protocol, after a paste and the quiet gap the call asked for."""
+    reader = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixture", "key_reader.py")
+    started = await call(session, "session_start", {
+        "command": [sys.executable, reader, "--kitty", "1", "--bracketed-paste"], "width": 120, "height": 30})
+    sid = started.structured_content["sessionId"]
+    await call(session, "session_wait", {"id": sid, "text": "FLAGS 1", "timeout": 20})
+    shift_enter = b"\x1b[13;2u".hex()
+    await call(session, "session_send", {
+        "id": sid, "inputs": [{"paste": "x"}, {"keys": "Shift+Enter"}], "gap": "300ms"})
+    await call(session, "session_wait", {"id": sid, "text": shift_enter, "timeout": 20})
+    text = (await call(session, "session_read", {"id": sid})).structured_content["screen"]["text"]
+    reads = [line.split() for line in text.splitlines() if line.startswith("+")]
+    assert reads[-1][1] == shift_enter, reads
+    assert int(reads[-1][0][1:]) >= 200, f"Shift+Enter came too soon after the paste: {reads}"
+    await fails(session, "session_send", {"id": sid, "inputs": [{"keys": "a"}], "gap": "11s"}, "invalid_request")
+    await call(session, "session_stop", {"id": sid})
+    log("keyboard: Shift+Enter after a paste and its gap", reads[-1])
+
+
 async def resources(session, sid):
     """The screen resource: listed, read, and a subscription told of a change after a send."""
     uri = f"console2svg://session/{sid}/screen"
@@ -147,9 +168,28 @@ async def termio(session):
     listed = await call(session, "termio_list", {})
     # The vim session runs in this directory too: termio sees the host's sessions of the project.
     assert isinstance(listed.structured_content["sessions"], list), listed.structured_content
+    # termio's watch is a resource: subscribed, each status change is a notification.
+    watch = "console2svg://termio/watch"
+    assert watch in [str(r.uri) for r in (await session.list_resources()).resources]
+    await session.subscribe_resource(watch)
+    UPDATES.clear()
     ran = await call(session, "termio_run", {"command": "echo termio-mcp-$((6*7))", "wait": True, "timeoutMs": 30000})
     target = ran.structured_content["target"]
     assert ran.structured_content["status"] == "done", ran.structured_content
+    deadline = time.monotonic() + 15
+    events = []
+    while time.monotonic() < deadline:
+        if watch in UPDATES:
+            doc = json.loads((await session.read_resource(watch)).contents[0].text)
+            events = [e for e in doc["events"] if e["link"] == target]
+            if any(e["status"] == "done" for e in events):
+                break
+        await asyncio.sleep(0.1)
+    assert watch in UPDATES, f"no notifications/resources/updated for {watch}: {UPDATES}"
+    assert any(e["status"] == "done" for e in events), doc
+    assert [e["seq"] for e in doc["events"]] == sorted(e["seq"] for e in doc["events"]), doc
+    assert target in [s["link"] for s in doc["sessions"]], doc
+    await session.unsubscribe_resource(watch)
     read = await call(session, "termio_read", {"target": target})
     assert "termio-mcp-42" in json.dumps(read.structured_content), read.structured_content
     sent = await call(session, "termio_send", {"target": target, "text": "echo again-$((2*3))", "wait": True, "timeoutMs": 30000})
@@ -158,7 +198,7 @@ async def termio(session):
     envelope = await fails(session, "termio_read", {"target": target}, "not_found")
     assert envelope["termio"]["ok"] is False, envelope
     await fails(session, "termio_send", {"target": "no-such-session", "text": "x"}, "not_found")
-    log("termio: run, read, send, close")
+    log("termio: watch resource, run, read, send, close")
 
 
 async def main():
@@ -196,6 +236,7 @@ async def main():
             assert sid in json.dumps(listed.structured_content), listed.structured_content
 
             await resources(session, sid)
+            await keyboard(session)
 
             # The picture: a PNG as image content, the size the CLI renders the same screen at.
             shot = await call(session, "session_capture", {"id": sid, "theme": ["dracula"]})

@@ -20,7 +20,7 @@ use crate::termio::agents::{self, AgentDef};
 use crate::termio::reply::Status;
 use crate::termio::tracked::{link_of, termio_status, title_of, Tracked};
 use crate::termio::transcript;
-use crate::termio::typist::{self, Readiness, Typed};
+use crate::termio::typist::{self, Readiness, Typed, INPUT_PATIENCE};
 use crate::termio::wire::{Outcome, TurnProbe};
 
 /// The agent part of a session's termio data: no track for plain terminals.
@@ -264,8 +264,10 @@ fn type_turn(s: &Tracked, text: &str, turn: Option<u64>) -> Result<Sent, HostErr
     };
     // Read before the input is written: a prompt typed at a hidden prompt is never journaled.
     let hidden = s.hidden_prompt();
-    s.send(vec![step])?;
-    std::thread::sleep(gap);
+    // The host holds any later input until the quiet gap after the prompt has passed;
+    // waiting for that here reads the version with the prompt's echo in it.
+    s.send_then_quiet(vec![step], gap, gap)?;
+    s.wait_input_settled(gap + INPUT_PATIENCE);
     let version = s.lock().version;
     let enter = keys::parse_key("Enter")
         .map_err(|e| HostError::new(ErrorCode::InvalidRequest, e.to_string()))?;
@@ -282,7 +284,7 @@ fn type_turn(s: &Tracked, text: &str, turn: Option<u64>) -> Result<Sent, HostErr
             cursor,
         }
     };
-    s.send(vec![Step::Key(enter)])?;
+    s.send(vec![Step::Key(enter)], Duration::ZERO)?;
     s.record(Entry::send(
         vec![input, Input::Keys("Enter".into())],
         hidden,
