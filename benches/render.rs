@@ -2,7 +2,9 @@
 //! in outlines mode, and to PNG.
 //!
 //! Targets (issues): ≤ 2 ms without font embedding, ≤ 5 ms with it; PNG ≤ 50 ms; outlines no
-//! more than 3× the bytes of text with embedded fonts (the sizes are printed before the runs).
+//! more than 3× the bytes of text with embedded fonts (the sizes are printed before the runs);
+//! text with an `x` on every glyph no more than 1.15× the bytes of one `x` list per row (measured
+//! when it came: 249 820 against 224 544 with embedded fonts, 231 871 against 206 595 without).
 //!
 //! Run with `cargo bench --bench render`.
 

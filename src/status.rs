@@ -125,6 +125,7 @@ pub fn gather() -> Status {
         ("hangul", "한"),
         ("emoji", "🚀"),
         ("symbols", "⌘"),
+        ("icons", "\u{f07b}"),
     ]
     .into_iter()
     .map(|(script, sample)| {

@@ -106,9 +106,11 @@ fn markdown_regenerates_relinks_and_is_a_no_op_the_second_time() {
 
     // The pictures: the block's command, the crop, -o as a plain file, setup/teardown.
     let svg1 = read(root, "assets/intro-1.svg");
-    assert!(svg1.contains("hello") && svg1.contains("block"));
+    let text1 = svg_text(&svg1);
+    assert!(text1.contains("hello") && text1.contains("block"));
     let svg2 = read(root, "assets/intro-2.svg");
-    assert!(svg2.contains("three") && !svg2.contains("one") && !svg2.contains(">two"));
+    let text2 = svg_text(&svg2);
+    assert!(text2.contains("three") && !text2.contains("one") && !text2.contains("two"));
     assert!(std::fs::symlink_metadata(root.join("assets/intro-1.svg"))
         .unwrap()
         .file_type()
@@ -118,7 +120,7 @@ fn markdown_regenerates_relinks_and_is_a_no_op_the_second_time() {
             .unwrap()
             .is_file()
     );
-    assert!(read(root, "assets/guide/use-2.svg").contains("from-setup"));
+    assert!(svg_text(&read(root, "assets/guide/use-2.svg")).contains("from-setup"));
     assert!(!root.join("s.txt").exists(), "teardown ran");
     let manifest: serde_json::Value =
         serde_json::from_str(&read(root, "assets/manifest.json")).unwrap();
@@ -205,7 +207,7 @@ fn a_failing_marker_names_file_and_line_and_the_others_run() {
         a.contains("<!-- c2s:: -- echo good -->\n![echo good](../assets/a-2.svg)"),
         "{a}"
     );
-    assert!(read(root, "assets/a-2.svg").contains("good"));
+    assert!(svg_text(&read(root, "assets/a-2.svg")).contains("good"));
     // Failing markers got no link (the good one and the first same.svg did).
     assert_eq!(a.matches("](").count(), 2, "{a}");
 }
@@ -275,7 +277,7 @@ fn dry_run_filter_format_placeholder_and_code_references() {
     let (code, _, _) = batch(root, &["markdown", "--placeholder", "-o", "ph"]);
     assert_eq!(code, 0);
     let svg = read(root, "ph/a-1.svg");
-    assert!(svg.contains("placeholder"), "{svg}");
+    assert!(svg_text(&svg).contains("placeholder"), "{svg}");
 }
 
 #[test]
@@ -299,7 +301,7 @@ fn scenario_markers_regenerate_too() {
         "{}",
         read(root, "docs/walk.md")
     );
-    assert!(read(root, "docs/tui.svg").contains("scenario-screen"));
+    assert!(svg_text(&read(root, "docs/tui.svg")).contains("scenario-screen"));
     let (_, stdout, _) = batch(root, &["markdown"]);
     assert!(stdout.contains("0 written, 1 up to date"), "{stdout}");
 }

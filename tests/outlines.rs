@@ -320,10 +320,19 @@ fn text_mode_embeds_the_fallback_faces_it_uses() {
         "a subset, not the 5 MB face: {}",
         font.len()
     );
-    // The ideographs' style names the family the rule declares, first in its stack.
+    // The ideographs' style (one run: presentation attributes on their <tspan>) names the
+    // family the rule declares, first in its stack.
+    let parsed = doc(&case.svg);
+    let ideographs = parsed
+        .descendants()
+        .find(|n| n.has_tag_name("tspan") && n.text() == Some("你"))
+        .expect("a <tspan> starting with 你");
     assert!(
-        css.contains("{font-family:\"WenQuanYi Micro Hei\",\"JetBrains Mono\""),
-        "{css:.300}"
+        ideographs
+            .attribute("font-family")
+            .is_some_and(|f| f.starts_with("\"WenQuanYi Micro Hei\",\"JetBrains Mono\"")),
+        "{:?}",
+        ideographs.attributes().collect::<Vec<_>>()
     );
 }
 
@@ -333,4 +342,87 @@ fn outlines_golden() {
     assert_golden("outlines_ascii_attributes", &case.svg);
     let case = capture_script(CASES[3].1, &["--text-mode", "outlines"]);
     assert_golden("outlines_box_drawing", &case.svg);
+}
+
+/// Nerd Fonts icons, which no installed font covers, come from the bundled icon face: text
+/// mode embeds a subset of it holding the icons used and names its family on the icons; a
+/// private-use code point outside the icon sets stays a replacement box in the main face.
+#[test]
+fn nerd_font_icons_come_from_the_bundled_icon_face() {
+    use base64::Engine;
+    // U+F07B folder (Font Awesome), U+E718 Node.js (Devicons), U+10FFF0 in no font.
+    let case = capture_script("printf '\u{f07b} \u{e718} \u{10fff0}\\n'", &["--no-cursor"]);
+    let parsed = doc(&case.svg);
+    let css: String = parsed
+        .descendants()
+        .filter(|n| n.has_tag_name("style"))
+        .filter_map(|n| n.text())
+        .collect();
+    let rule = css
+        .split("@font-face{")
+        .find(|r| r.starts_with("font-family:\"Pure Nerd Font\""))
+        .unwrap_or_else(|| panic!("no @font-face for the icon face: {css:.300}"));
+    let b64 = rule
+        .split("base64,")
+        .nth(1)
+        .unwrap()
+        .split(')')
+        .next()
+        .unwrap();
+    let font = base64::engine::general_purpose::STANDARD
+        .decode(b64)
+        .unwrap();
+    assert!(font.len() < 10_000, "a subset: {} bytes", font.len());
+    let face = ttf_parser::Face::parse(&font, 0).expect("a valid font");
+    for c in ['\u{f07b}', '\u{e718}'] {
+        assert!(
+            face.glyph_index(c).is_some_and(|g| g.0 != 0),
+            "{c:?} mapped"
+        );
+    }
+    // The family each glyph is drawn with first: the innermost element (its own or a styling
+    // <tspan> around it) that names one, by attribute or class.
+    let family = |c: &str| -> String {
+        let glyph = parsed
+            .descendants()
+            .find(|n| n.is_text() && n.text() == Some(c))
+            .unwrap_or_else(|| panic!("no glyph {c:?}"));
+        glyph
+            .ancestors()
+            .take_while(|n| !n.has_tag_name("g"))
+            .map(|n| own_family(n, &css))
+            .find(|f| !f.is_empty())
+            .unwrap_or_default()
+    };
+    fn own_family(n: roxmltree::Node, css: &str) -> String {
+        let class = n.attribute("class").map(|k| {
+            let key = format!(".{k}{{");
+            css[css.find(&key).unwrap() + key.len()..]
+                .split('}')
+                .next()
+                .unwrap()
+                .to_string()
+        });
+        n.attribute("font-family")
+            .map(str::to_string)
+            .or_else(|| {
+                class.and_then(|d| {
+                    d.split(';')
+                        .find_map(|p| p.strip_prefix("font-family:"))
+                        .map(str::to_string)
+                })
+            })
+            .unwrap_or_default()
+    }
+    for icon in ["\u{f07b}", "\u{e718}"] {
+        assert!(
+            family(icon).starts_with("\"Pure Nerd Font\""),
+            "{icon:?}: {}",
+            family(icon)
+        );
+    }
+    assert!(
+        !family("\u{10fff0}").contains("Pure Nerd Font"),
+        "an uncovered code point is not drawn from the icon face"
+    );
 }

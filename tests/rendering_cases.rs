@@ -447,14 +447,55 @@ fn path_starts(svg: &str, needle: &str) -> Vec<(f32, f32)> {
     out
 }
 
-fn start_cols(starts: &[(f32, f32)]) -> Vec<usize> {
-    let mut cols: Vec<usize> = starts
-        .iter()
-        .map(|(x, _)| col_of(*x).round() as usize)
-        .collect();
-    cols.sort();
-    cols.dedup();
-    cols
+/// The columns each subpath of every `<path>` whose attributes contain `needle` spans, one
+/// entry per (subpath, column): a run of decorated cells is one subpath, a rectangle or line
+/// (`M x y h w …`) or a wave of one period per cell (`M x y q a b c 0 t c 0 …`).
+fn covered_cols(svg: &str, needle: &str) -> Vec<usize> {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    let mut out = Vec::new();
+    for n in doc.descendants().filter(|n| n.has_tag_name("path")) {
+        let attrs: String = n
+            .attributes()
+            .map(|a| format!("{}=\"{}\" ", a.name(), a.value()))
+            .collect();
+        if !attrs.contains(needle) {
+            continue;
+        }
+        for part in n.attribute("d").unwrap().split('M').skip(1) {
+            let x: f32 = part.split(' ').next().unwrap().parse().unwrap();
+            let num_after = |cmd: char| -> Vec<f32> {
+                part.split(cmd)
+                    .skip(1)
+                    .map(|t| {
+                        t.split(|c: char| c.is_ascii_alphabetic() || c == ' ')
+                            .find(|v| !v.is_empty())
+                            .unwrap()
+                            .parse()
+                            .unwrap()
+                    })
+                    .collect()
+            };
+            let width: f32 = if part.contains('q') {
+                // Each period: q (half/2) (-amp) half 0 t half 0.
+                part.split('q')
+                    .skip(1)
+                    .map(|t| 2.0 * t.split(' ').nth(2).unwrap().parse::<f32>().unwrap())
+                    .sum()
+            } else {
+                num_after('h')[0]
+            };
+            let first = col_of(x).round() as usize;
+            let cells = (width / CELL_W).round() as usize;
+            out.extend(first..first + cells);
+        }
+    }
+    out.sort();
+    out
+}
+
+fn dedup(mut v: Vec<usize>) -> Vec<usize> {
+    v.dedup();
+    v
 }
 
 #[test]
@@ -463,32 +504,33 @@ fn rc13_underline_styles_colours_and_strikethrough() {
     let case = capture_script(line, &["--no-cursor"]);
     let svg = &case.svg;
     assert_eq!(
-        start_cols(&path_starts(svg, "stroke=\"#ff0000\"")),
+        covered_cols(svg, "stroke=\"#ff0000\""),
         (0..=8).collect::<Vec<_>>(),
         "curly red under 0–8"
     );
-    let dotted = path_starts(svg, "stroke-dasharray=\"1\"");
-    assert_eq!(start_cols(&dotted), (17..=22).collect::<Vec<_>>());
-    let dashed = path_starts(svg, "stroke-dasharray=\"3 2\"");
-    assert_eq!(start_cols(&dashed), (24..=29).collect::<Vec<_>>());
-    let solid = path_starts(svg, "fill=\"#d4d4d4\" d=");
-    let cols = start_cols(&solid);
+    assert_eq!(
+        covered_cols(svg, "stroke-dasharray=\"1\""),
+        (17..=22).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        covered_cols(svg, "stroke-dasharray=\"3 2\""),
+        (24..=29).collect::<Vec<_>>()
+    );
+    let solid = covered_cols(svg, "fill=\"#d4d4d4\" d=");
     let mut expected: Vec<usize> = (10..=15).chain(31..=36).chain(38..=41).collect();
     expected.push(44);
     assert_eq!(
-        cols, expected,
+        dedup(solid.clone()),
+        expected,
         "double underline, strike, both, and the default-coloured underline of 'v'"
     );
-    // Double underline: two lines per cell; "both": underline and line-through per cell.
+    // Double underline: two lines under each cell; "both": underline and line-through.
     for col in [10, 38] {
-        let n = solid
-            .iter()
-            .filter(|(x, _)| (col_of(*x) - col as f32).abs() < 0.01)
-            .count();
+        let n = solid.iter().filter(|c| **c == col).count();
         assert_eq!(n, 2, "two lines under col {col}");
     }
     assert_eq!(
-        start_cols(&path_starts(svg, "fill=\"#0000ff\"")),
+        covered_cols(svg, "fill=\"#0000ff\""),
         vec![43],
         "58;2;r;g;b semicolon form"
     );

@@ -5,8 +5,9 @@
 //! rasterised at 1× by four viewers: resvg (the bundled fonts loaded, as tests/common does),
 //! Chromium headless with the SVG loaded as a document (in an `<iframe>`, which draws exactly
 //! what opening the SVG as the page itself draws: checked on [`DIRECT_SAMPLES`]), Chromium
-//! headless with the SVG inside an `<img>`, and rsvg-convert. Chromium takes one screenshot per
-//! batch page of SVGs (a second each on this 2-core machine, so not one per SVG). The checks:
+//! headless with the SVG inside an `<img>`, and rsvg-convert; and by rsvg-convert once more
+//! with only a proportional font. Chromium takes one screenshot per batch page of SVGs (a
+//! second each on this 2-core machine, so not one per SVG). The checks:
 //!
 //! - In every viewer, glyph ink stays inside its cells: a grid cell that holds no glyph and that
 //!   the glyph-free SVG paints uniformly keeps exactly that paint, bar a 1 px anti-aliasing
@@ -14,14 +15,22 @@
 //! - Chromium (which honours the embedded `@font-face` subsets) agrees with resvg, over the whole
 //!   image and over the glyph ink; as an `<img>` and as the page itself it draws exactly what it
 //!   draws as a document in an `<iframe>`.
-//! - Text mode, rsvg-convert (librsvg 2.54) cannot agree, for two reasons that the test pins down
-//!   exactly: it ignores `@font-face` (so it draws the stack's next monospace font the system
-//!   has, DejaVu Sans Mono on Debian), and it ignores per-character `x` lists (so characters
-//!   after the first of a `<text>`/`<tspan>` follow that font's advance, 0.602 em against the
-//!   0.6 em cell: a drift of 2.8 px by column 100, seen in RC-12). Asserted: outside the glyph
-//!   cells it agrees with resvg; CJK glyphs (a system font in every viewer) agree; the embedded
-//!   font's glyphs agree with resvg drawing the SVG that way (fallback font, first `x` only), and
-//!   not with resvg proper. Emoji: rsvg-convert draws them from a monochrome font; reported only.
+//! - Text mode, rsvg-convert (librsvg 2.54) cannot agree on glyph shapes: it ignores
+//!   `@font-face`, so it draws the stack's next monospace font the system has (DejaVu Sans Mono
+//!   on Debian). It reads only the first value of an `x` list, which is why every glyph carries
+//!   an `x` of its own: its glyphs stay in their columns whatever font it uses. Asserted:
+//!   outside the glyph cells it agrees with resvg; CJK glyphs (a system font in every viewer)
+//!   agree; the embedded font's glyphs agree with resvg drawing the SVG without `@font-face`,
+//!   and not with resvg proper. Emoji (drawn from a monochrome font) and Nerd Fonts icons (no
+//!   icon font unless installed): reported only.
+//! - rsvg-convert whose only font is a proportional one (a fontconfig with one font dir, DejaVu
+//!   Sans): every case of the matrix draws as resvg draws it with that font alone (resvg
+//!   honours every `x`), glyph ink included, so every glyph is in its column; without
+//!   per-glyph positions 70 % of the glyph ink is far off (the control). Runs of glyphs
+//!   narrower than a cell in that font keep their ink in their own cells.
+//! - Fallback faces (one-cell symbols shrunk to their cell, CJK, icons from the bundled icon
+//!   face) keep their ink in their cells in every viewer: their per-glyph `font-family` and
+//!   `font-size` win over the stylesheet's defaults in Chromium too.
 //! - Other modes (outlines): every viewer, rsvg-convert included, agrees with resvg.
 //! - The embedded font subsets pass the OpenType Sanitizer (`ots-sanitize`, the check browsers
 //!   run on web fonts), and Chromium draws with them: with the `@font-face` rules its glyphs agree
@@ -216,6 +225,14 @@ fn inputs() -> Vec<Input> {
         input(
             "rc16_erase_eol",
             r"printf '\e[44mblue to EOL\e[K\e[0m\nplain   \n'",
+            &["--no-cursor"],
+        ),
+        // Fallback faces: one-cell symbols wider than a cell in their face (shrunk to fit; the
+        // last row's each with a style of its own, 1.4 em wide in DejaVu Sans), a CJK
+        // ideograph, and Nerd Fonts icons from the bundled icon face.
+        input(
+            "fallback_glyphs",
+            "printf 'a\u{2714}b\u{263a}c\u{2605}d\u{4e2d}|\\n\u{f07b} \u{e718}x\u{f0001}y end\\np\u{22d8}q\u{27f9}r\\n'",
             &["--no-cursor"],
         ),
         input(
@@ -434,8 +451,7 @@ fn strip_font_faces(svg: &str) -> String {
 /// The SVG as rsvg-convert (librsvg 2.54) draws its text: without `@font-face`, so with the
 /// next monospace font of the SVG's font stack that the system has (the embedded family is
 /// renamed out of the stacks, since resvg here has the bundled fonts), and with only the first
-/// value of each `x` list (librsvg ignores per-character positions, so the characters after the
-/// first of a `<text>` or `<tspan>` follow the font's own advance).
+/// value of each `x` list (a no-op for our SVGs, where every glyph has an `x` of its own).
 fn as_rsvg_convert_draws_text(svg: &str) -> String {
     let renamed = strip_font_faces(svg).replace("\"JetBrains Mono\"", "\"Not JetBrains Mono\"");
     regex::Regex::new(r#"(<t(?:ext|span)\b[^>]*? x=")([^" ]+)[^"]*""#)
@@ -630,6 +646,10 @@ struct Rendered {
     /// resvg's raster of [`as_rsvg_convert_draws_text`].
     fallback: Image,
     views: Vec<(Viewer, Image)>,
+    /// rsvg-convert whose only font is DejaVu Sans ([`write_font_poor_fontconfig`]), and resvg
+    /// drawing the SVG without `@font-face` with DejaVu Sans only (it places every glyph at
+    /// its `x`).
+    font_poor: (Image, Image),
 }
 
 impl Rendered {
@@ -672,6 +692,7 @@ fn build_matrix() -> Matrix {
     require_viewers();
     let work = tempdir();
     let fontconfig = write_fontconfig(work.path());
+    let font_poor = write_font_poor_fontconfig(work.path());
     let mut jobs = Vec::new();
     for &mode in MODES {
         for i in inputs() {
@@ -769,6 +790,9 @@ fn build_matrix() -> Matrix {
             let resvg = Image::over_white(&raster(&j.svg, 1.0));
             let reference = Image::over_white(&raster(&strip_glyphs(&j.svg), 1.0));
             let fallback = Image::over_white(&raster(&as_rsvg_convert_draws_text(&j.svg), 1.0));
+            let poor = rsvg_convert(&j.file, &j.file.with_extension("poor.png"), &font_poor);
+            let poor_reference =
+                Image::over_white(&raster_with(&strip_font_faces(&j.svg), 1.0, font_poor_db()));
             let grid = j.cols.map(|c| Grid::of(&j.svg, c));
             let (glyphs, chrome_text) = grid
                 .as_ref()
@@ -796,6 +820,7 @@ fn build_matrix() -> Matrix {
                 reference,
                 fallback,
                 views,
+                font_poor: (poor, poor_reference),
             }
         })
         .collect();
@@ -984,6 +1009,14 @@ fn is_emoji(g: &GlyphCells) -> bool {
     g.text
         .chars()
         .any(|c| matches!(c as u32, 0x2600..=0x27BF | 0x2B00..=0x2BFF | 0x1F000..=0x1FAFF))
+}
+
+/// Nerd Fonts icons (private use): drawn from the bundled icon face, which rsvg-convert (no
+/// `@font-face`) does not have unless it is installed.
+fn is_icon(g: &GlyphCells) -> bool {
+    g.text
+        .chars()
+        .any(|c| matches!(c as u32, 0xE000..=0xF8FF | 0xF0000..=0x10FFFF))
 }
 
 /// One finding of a check.
@@ -1210,10 +1243,18 @@ fn rsvg_convert_differs_from_resvg_only_in_text_mode_glyph_shapes() {
         );
         let embedded = glyph_pixels(r, from_embedded_font);
         let others: HashSet<(u32, u32)> =
-            glyph_pixels(r, |g| !from_embedded_font(g) && !is_emoji(g))
+            glyph_pixels(r, |g| !from_embedded_font(g) && !is_emoji(g) && !is_icon(g))
                 .difference(&embedded)
                 .copied()
                 .collect();
+        let icons = glyph_pixels(r, is_icon);
+        if !icons.is_empty() {
+            let i = ink_agreement(rsvg, resvg, &r.reference, icons.iter().copied());
+            eprintln!(
+                "rsvg {:<31} Nerd Fonts icons (no icon font in rsvg-convert) {i}",
+                r.label()
+            );
+        }
         let emoji = glyph_pixels(r, is_emoji);
         if !emoji.is_empty() {
             let e = ink_agreement(rsvg, resvg, &r.reference, emoji.iter().copied());
@@ -1274,6 +1315,61 @@ fn rsvg_convert_differs_from_resvg_only_in_text_mode_glyph_shapes() {
         });
     }
     report("rsvg-convert against resvg", failures, m);
+}
+
+/// rsvg-convert whose only font is proportional (DejaVu Sans) places every glyph where resvg,
+/// which honours every `x`, draws it with that font: over the whole picture bar the frame
+/// labels, and over the glyphs it has (not CJK, emoji or icons, which each draws its own way
+/// without a font for them).
+#[test]
+fn rsvg_convert_with_only_a_proportional_font_draws_glyphs_in_their_columns() {
+    let m = matrix();
+    let mut failures = Vec::new();
+    for r in cases(m) {
+        let (rsvg, reference) = &r.font_poor;
+        let labels = label_pixels(r);
+        let others = glyph_pixels(r, |g| !g.text.is_ascii());
+        let whole = agreement(
+            rsvg,
+            reference,
+            all_pixels(rsvg).filter(|p| !labels.contains(p) && !others.contains(p)),
+        );
+        let ascii: HashSet<(u32, u32)> = glyph_pixels(r, |g| g.text.is_ascii())
+            .difference(&others)
+            .copied()
+            .collect();
+        let ink = ink_agreement(rsvg, reference, &r.reference, ascii.iter().copied());
+        eprintln!("font-poor {:<26} whole {whole}; glyph ink {ink}", r.label());
+        if whole.fraction() > WHOLE_MAX_FAR || ink.fraction() > SAME_DRAWING_MAX_FAR {
+            failures.push(Failure {
+                label: r.label(),
+                message: format!(
+                    "rsvg-convert with DejaVu Sans only against resvg with it: whole {whole}, \
+                     glyph ink {ink}"
+                ),
+            });
+        }
+    }
+    // The control: without per-glyph positions, the same check sees the drift.
+    let work = tempdir();
+    let fontconfig = write_font_poor_fontconfig(work.path());
+    for name in ["rc12_rainbow", "font_styles"] {
+        let r = cases(m)
+            .find(|r| r.name == name && r.mode == "text")
+            .unwrap();
+        let file = work.path().join(format!("{name}.svg"));
+        std::fs::write(&file, without_per_glyph_x(&r.svg)).unwrap();
+        let rsvg = rsvg_convert(&file, &file.with_extension("png"), &fontconfig);
+        let ascii = glyph_pixels(r, |g| g.text.is_ascii());
+        let ink = ink_agreement(&rsvg, &r.font_poor.1, &r.reference, ascii.iter().copied());
+        eprintln!("font-poor {name}[text] without per-glyph x: glyph ink {ink}");
+        assert!(
+            ink.fraction() >= OTHER_FONT_MIN_FAR,
+            "{name}: without per-glyph x rsvg-convert still agrees ({ink}): the check cannot \
+             see drift"
+        );
+    }
+    report("rsvg-convert with only a proportional font", failures, m);
 }
 
 /// The embedded subsets pass the OpenType Sanitizer (ots-sanitize, the checker Chromium and
@@ -1349,6 +1445,165 @@ fn embedded_fonts_pass_the_sanitizer_and_chromium_draws_with_them() {
             "{}: with @font-face removed Chromium still agrees with resvg ({fallback}): the \
              check cannot tell whether Chromium uses the embedded fonts",
             v.name()
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// rsvg-convert on a machine with one proportional font
+
+/// The four styles of DejaVu Sans (Debian's `fonts-dejavu-core` and `fonts-dejavu-extra`).
+fn font_poor_faces() -> Vec<PathBuf> {
+    ["", "-Bold", "-Oblique", "-BoldOblique"]
+        .iter()
+        .map(|s| {
+            let p = PathBuf::from(format!(
+                "/usr/share/fonts/truetype/dejavu/DejaVuSans{s}.ttf"
+            ));
+            assert!(
+                p.is_file(),
+                "{} missing: the viewer tests need Debian's fonts-dejavu-core and -extra",
+                p.display()
+            );
+            p
+        })
+        .collect()
+}
+
+/// resvg's fonts for the drawing rsvg-convert makes with [`write_font_poor_fontconfig`]:
+/// DejaVu Sans alone, for every generic family too.
+fn font_poor_db() -> std::sync::Arc<resvg::usvg::fontdb::Database> {
+    static DB: OnceLock<std::sync::Arc<resvg::usvg::fontdb::Database>> = OnceLock::new();
+    DB.get_or_init(|| {
+        let mut db = resvg::usvg::fontdb::Database::new();
+        for face in font_poor_faces() {
+            db.load_font_file(face).unwrap();
+        }
+        db.set_monospace_family("DejaVu Sans");
+        db.set_sans_serif_family("DejaVu Sans");
+        db.set_serif_family("DejaVu Sans");
+        std::sync::Arc::new(db)
+    })
+    .clone()
+}
+
+/// A fontconfig setup whose only font is DejaVu Sans (four styles), a proportional face: every glyph rsvg-convert draws has that face's own advance, so a glyph
+/// stays in its column only if the SVG places it there itself.
+fn write_font_poor_fontconfig(dir: &Path) -> PathBuf {
+    let fonts = dir.join("fonts");
+    std::fs::create_dir_all(&fonts).unwrap();
+    for face in font_poor_faces() {
+        std::fs::copy(&face, fonts.join(face.file_name().unwrap())).unwrap();
+    }
+    let path = dir.join("font-poor.conf");
+    std::fs::write(
+        &path,
+        format!(
+            r#"<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">
+<fontconfig>
+  <dir>{}</dir>
+  <cachedir>{}</cachedir>
+</fontconfig>
+"#,
+            fonts.display(),
+            dir.join("cache").display()
+        ),
+    )
+    .unwrap();
+    path
+}
+
+/// Where glyph ink is wrong in `img`: a glyph with no ink in its own cells, or ink in a cell
+/// that holds no glyph (beyond the anti-aliasing margin). Each finding as a message.
+fn misplaced_ink(svg: &str, cols: usize, img: &Image) -> Vec<String> {
+    let grid = Grid::of(svg, cols);
+    let (glyphs, _) = glyph_cells(svg, &grid);
+    let reference = Image::over_white(&raster(&strip_glyphs(svg), 1.0));
+    let owned: HashSet<(usize, usize)> = glyphs
+        .iter()
+        .flat_map(|g| (0..g.width).map(move |k| (g.row, g.col + k)))
+        .collect();
+    let mut found = Vec::new();
+    for g in &glyphs {
+        let ink = pixels_in(grid.rect(g.row, g.col, g.width), 0.0)
+            .map(|(x, y)| delta(img.at(x, y), reference.at(x, y)))
+            .max()
+            .unwrap_or(0);
+        if ink <= INK {
+            found.push(format!(
+                "glyph {:?} at row {}, col {} draws nothing in its cells (Δ {ink})",
+                g.text, g.row, g.col
+            ));
+        }
+    }
+    for row in 0..grid.rows {
+        for col in 0..grid.cols {
+            if owned.contains(&(row, col)) {
+                continue;
+            }
+            let d = pixels_in(grid.rect(row, col, 1), AA_MARGIN)
+                .map(|(x, y)| delta(img.at(x, y), reference.at(x, y)))
+                .max()
+                .unwrap_or(0);
+            if d > SPILL {
+                found.push(format!(
+                    "ink (Δ {d}) in the empty cell at row {row}, col {col}"
+                ));
+            }
+        }
+    }
+    found
+}
+
+/// The SVG with only the first x of each `<text>`: what an SVG without per-glyph positions
+/// (one x list per row, which librsvg reads only the first value of) draws in rsvg-convert.
+fn without_per_glyph_x(svg: &str) -> String {
+    let tspan_x = regex::Regex::new(r#"(<tspan\b[^>]*?) x="[^"]*""#).unwrap();
+    let text = regex::Regex::new(r#"<text y="([^"]*)"(?: x="[^"]*")?"#).unwrap();
+    text.replace_all(&tspan_x.replace_all(svg, "$1"), r#"<text x="0" y="$1""#)
+        .into_owned()
+}
+
+/// Text mode, rsvg-convert, the only font a proportional one: every glyph is still drawn in
+/// its own column. Runs of glyphs narrower than a cell in that font (so that a glyph in its
+/// column keeps its ink in its cell), plain and styled; as a control, the same SVGs with the
+/// positions of each row's first glyph only put ink in the wrong cells.
+#[test]
+fn rsvg_convert_keeps_columns_with_only_a_proportional_font() {
+    require("rsvg-convert", "librsvg2-bin");
+    let work = tempdir();
+    let fontconfig = write_font_poor_fontconfig(work.path());
+    let lines = [
+        r"printf 'iiiiiiiiiiiiiiiiiiii|\n'",
+        r"printf 'il!|.:;ftrIj il!|.:;ftrIj\n'",
+        r"printf '\e[31mii\e[32mll\e[1mff\e[0mtt\e[4mjj\e[0m:;\n'",
+    ];
+    for (k, line) in lines.iter().enumerate() {
+        let case = capture_script(line, &["--no-cursor"]);
+        let file = work.path().join(format!("{k}.svg"));
+        std::fs::write(&file, &case.svg).unwrap();
+        let img = rsvg_convert(&file, &file.with_extension("png"), &fontconfig);
+        let found = misplaced_ink(&case.svg, 100, &img);
+        assert!(
+            found.is_empty(),
+            "{line}: rsvg-convert with one proportional font:\n  {}",
+            found.join("\n  ")
+        );
+
+        let control = without_per_glyph_x(&case.svg);
+        let file = work.path().join(format!("{k}-control.svg"));
+        std::fs::write(&file, &control).unwrap();
+        let img = rsvg_convert(&file, &file.with_extension("png"), &fontconfig);
+        let found = misplaced_ink(&control, 100, &img);
+        eprintln!(
+            "{line}: {} misplaced glyph(s) or cell(s) without per-glyph x",
+            found.len()
+        );
+        assert!(
+            !found.is_empty(),
+            "{line}: without per-glyph x rsvg-convert still keeps every glyph in its cell: the \
+             check cannot see drift"
         );
     }
 }

@@ -4,6 +4,9 @@
 //! Rules (see `DESIGN.md`, "Fonts" and "Font embedding for browsers"):
 //! - JetBrains Mono (bundled, four styles) is the default face; clusters it does not cover fall
 //!   back to system fonts found by fontdb, judged by shaping the whole cluster with rustybuzz.
+//! - The last fallback before the replacement box is the bundled icon face ([`ICONS_FAMILY`],
+//!   the Nerd Fonts icon sets): prompts, file managers and status lines print its private-use
+//!   icons, which no ordinary font covers. Embedded as a subset like the other fallbacks.
 //! - System fonts are scanned lazily, the first time a cluster is not covered by the bundled face,
 //!   so a plain ASCII screen never touches them.
 //! - The fallback order is deterministic (never the directory order): see [`Fonts::resolve`].
@@ -99,7 +102,9 @@ pub struct Resolved {
     /// Real family name of the face that covers the cluster (the first family name fontdb
     /// reports for it); [`BUNDLED_FAMILY`] when nothing covers it.
     pub family: String,
-    /// True when that face is a bundled one (also when nothing covers the cluster).
+    /// True when that face is one of the bundled JetBrains Mono faces (also when nothing
+    /// covers the cluster); false for a system face and for the bundled icon face, which the
+    /// text names by family like any fallback.
     pub bundled: bool,
     /// Advance of the shaped cluster, em. When nothing covers it: the cluster's width in cells
     /// times [`Metrics::advance`].
@@ -118,6 +123,8 @@ pub enum FaceId {
     Bundled(FaceStyle),
     /// A system face found by the fallback chain.
     System(usize),
+    /// The bundled icon face ([`ICONS_FAMILY`]), the last fallback.
+    Icons,
 }
 
 /// One glyph of a shaped cluster.
@@ -155,6 +162,15 @@ pub struct FaceInfo {
 
 /// Family name of the bundled faces.
 pub const BUNDLED_FAMILY: &str = "JetBrains Mono";
+
+/// Family name of the bundled icon face (Nerd Fonts icons; `fonts/README.md` says where it
+/// comes from and `fonts/NerdFonts-LICENSE.txt` its licence).
+pub const ICONS_FAMILY: &str = "Pure Nerd Font";
+
+/// The bundled icon face's font file.
+pub fn icon_face() -> &'static [u8] {
+    include_bytes!("../../fonts/PureNerdFont-Icons.ttf")
+}
 
 /// The bundled font files: (style, bytes).
 pub fn bundled_faces() -> [(FaceStyle, &'static [u8]); 4] {
@@ -455,6 +471,8 @@ pub struct Fonts {
     bundled_family: [String; 4],
     /// Shaping faces of the bundled styles, parsed on first use.
     shapers: [OnceLock<rustybuzz::Face<'static>>; 4],
+    /// Shaping face of the icon face, parsed on first use.
+    icons: OnceLock<Option<rustybuzz::Face<'static>>>,
     metrics: Metrics,
     use_system: bool,
     system: OnceLock<SystemFonts>,
@@ -468,8 +486,9 @@ impl Fonts {
         Fonts::build(true)
     }
 
-    /// Bundled faces only, and system fonts are never loaded: clusters the bundled faces do
-    /// not cover resolve with `found == false`. For tests and offline, reproducible output.
+    /// Bundled faces only (JetBrains Mono and the icon face), and system fonts are never
+    /// loaded: clusters the bundled faces do not cover resolve with `found == false`. For
+    /// tests and offline, reproducible output.
     pub fn bundled_only() -> Fonts {
         Fonts::build(false)
     }
@@ -490,6 +509,7 @@ impl Fonts {
             db,
             bundled_family,
             shapers: Default::default(),
+            icons: OnceLock::new(),
             metrics: regular_metrics(),
             use_system,
             system: OnceLock::new(),
@@ -542,7 +562,8 @@ impl Fonts {
     /// (script preference, monospace first, family name, closeness to `style`'s weight and
     /// slant, PostScript name, face index). Script preference puts faces whose family names an
     /// emoji font first for emoji clusters, CJK-suggesting families first for CJK clusters, and
-    /// emoji fonts last for other text. System faces of the bundled family are skipped.
+    /// emoji fonts last for other text. System faces of the bundled family are skipped. Last,
+    /// the bundled icon face ([`FaceId::Icons`], also with [`Fonts::bundled_only`]).
     ///
     /// Never fails: when no face covers the cluster, `found` is false, the family is the bundled
     /// one and the advance is the cluster's cell width (at least 1) times the cell advance.
@@ -583,6 +604,18 @@ impl Fonts {
                 };
             }
         }
+        let icons = self
+            .icons
+            .get_or_init(|| rustybuzz::Face::from_slice(icon_face(), 0));
+        if let Some(advance) = icons.as_ref().and_then(|f| shape_covers(f, cluster)) {
+            return Resolved {
+                family: ICONS_FAMILY.to_string(),
+                bundled: false,
+                advance,
+                found: true,
+                face: FaceId::Icons,
+            };
+        }
         let cells = cluster.width().max(1) as f32;
         bundled(cells * self.metrics.advance, false)
     }
@@ -617,6 +650,7 @@ impl Fonts {
     pub fn with_face_data<R>(&self, face: FaceId, f: impl FnOnce(&[u8], u32) -> R) -> Option<R> {
         match face {
             FaceId::Bundled(style) => Some(f(bundled_bytes(style), 0)),
+            FaceId::Icons => Some(f(icon_face(), 0)),
             FaceId::System(i) => {
                 let system = self.system.get()?;
                 let info = system.faces.get(i)?;
@@ -633,6 +667,11 @@ impl Fonts {
                 family: self.bundled_family[style.slot()].clone(),
                 weight: style.css_weight(),
                 italic: style.is_italic(),
+            }),
+            FaceId::Icons => Some(FaceInfo {
+                family: ICONS_FAMILY.to_string(),
+                weight: 400,
+                italic: false,
             }),
             FaceId::System(i) => {
                 let f = self.system.get()?.faces.get(i)?;
@@ -1212,6 +1251,54 @@ mod tests {
         assert!(!r.found && r.bundled, "{r:?}");
         assert!((r.advance - 1.2).abs() < 1e-6, "two cells: {r:?}");
         assert!(!fonts.system_fonts_loaded());
+    }
+
+    #[test]
+    fn nerd_font_icons_fall_back_to_the_bundled_icon_face() {
+        // U+F07B folder (Font Awesome), U+E718 Node.js (Devicons), U+F0001 a Material Design
+        // icon (plane 15).
+        let fonts = Fonts::bundled_only();
+        for icon in ["\u{f07b}", "\u{e718}", "\u{f0001}"] {
+            let r = fonts.resolve(icon, FaceStyle::Bold);
+            assert!(r.found && !r.bundled, "{icon:?}: {r:?}");
+            assert_eq!(r.face, FaceId::Icons);
+            assert_eq!(r.family, ICONS_FAMILY);
+            assert!(r.advance > 0.0, "{r:?}");
+        }
+        assert!(!fonts.system_fonts_loaded());
+        // Text the bundled face covers never reaches the icon face.
+        assert!(fonts.resolve("a", FaceStyle::Regular).bundled);
+        // A private-use code point outside the icon sets is still a replacement box.
+        assert!(!fonts.resolve("\u{10fff0}", FaceStyle::Regular).found);
+    }
+
+    #[test]
+    fn the_icon_face_is_embedded_as_a_subset() {
+        let fonts = Fonts::bundled_only();
+        let mut used = BTreeMap::new();
+        used.insert(FaceId::Icons, chars("\u{f07b}\u{e0a0}"));
+        let css = fonts.embed_css(&used);
+        assert!(
+            css.starts_with(
+                "@font-face{font-family:\"Pure Nerd Font\";font-weight:400;font-style:normal;"
+            ),
+            "{}",
+            &css[..css.len().min(120)]
+        );
+        let b64 = css
+            .split("base64,")
+            .nth(1)
+            .and_then(|r| r.split(')').next())
+            .unwrap();
+        let subset = base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .unwrap();
+        // A small subset of the 2 MB face, holding the two icons.
+        assert!(subset.len() < 8_000, "{} bytes", subset.len());
+        let face = ttf_parser::Face::parse(&subset, 0).unwrap();
+        for c in ['\u{f07b}', '\u{e0a0}'] {
+            assert!(face.glyph_index(c).is_some_and(|g| g.0 != 0), "{c:?}");
+        }
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! Painting the grid: merged cell backgrounds, box-drawing geometry, text with per-character x
-//! positions, decorations (underline styles, strikethrough), OSC 8 links and the cursor.
+//! Painting the grid: merged cell backgrounds, box-drawing geometry, text with an x of its own
+//! per glyph (see the `render` module doc for why), decorations (underline styles,
+//! strikethrough), OSC 8 links and the cursor.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -12,6 +13,13 @@ use super::layout::Layout;
 use super::outlines::{Ink, Outlines};
 use super::svg::{push_attr, push_num, push_text};
 use super::{css_escape, Appearance, TextMode};
+
+/// Text-layer units per cell width. The grid's text is drawn in a group scaled so that a cell
+/// is this many units wide: every column's x is then a small integer (`6`, `12`, … `1194`)
+/// rather than px with a decimal (`8.4`, `16.8`, … `1679.6`), which matters when every glyph
+/// carries its own x. With the bundled face's 0.6 em advance the text's font size is then
+/// 10 units.
+const TEXT_UNITS_PER_CELL: f32 = 6.0;
 
 /// How a run of text looks, apart from its position.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -27,16 +35,11 @@ struct TextStyle {
 /// One cluster to draw.
 struct Glyph {
     row: usize,
-    col: usize,
-    /// Columns covered (1 or 2).
-    width: usize,
+    /// Left of the glyph, px: its column's x (a wide glyph narrower than its cells is centred).
     x: f32,
     text: String,
     style: TextStyle,
     link: Option<String>,
-    /// Needs an element of its own (several code points, or outside the BMP): an `x` list
-    /// positions code points, which would split a cluster.
-    alone: bool,
 }
 
 /// Decoration kinds, drawn as geometry.
@@ -47,6 +50,108 @@ enum Deco {
     Curly,
     Dotted,
     Dashed,
+}
+
+/// One cell's decoration, px: from `x`, `w` wide, at `y` (a rectangle's top, a line's or a
+/// wave's axis); `h` is a rectangle's height or a wave's amplitude (0 for a line).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct DecoSeg {
+    x: f32,
+    y: f32,
+    w: f32,
+    h: f32,
+}
+
+impl DecoSeg {
+    fn new(x: f32, y: f32, w: f32, h: f32) -> DecoSeg {
+        DecoSeg { x, y, w, h }
+    }
+
+    /// `sorted` (by y, then x) with the segments that continue one another on one line joined.
+    fn merged(sorted: &[DecoSeg]) -> Vec<DecoSeg> {
+        let mut out: Vec<DecoSeg> = Vec::new();
+        for s in sorted {
+            match out.last_mut() {
+                Some(p) if p.y == s.y && p.h == s.h && (p.x + p.w - s.x).abs() < 0.01 => {
+                    p.w = s.x + s.w - p.x;
+                }
+                _ => out.push(*s),
+            }
+        }
+        out
+    }
+}
+
+/// Path data of geometric glyphs of one colour. A rectangle that continues the last one to
+/// the right (same top and bottom) is merged into it: a run of `─` is one rectangle.
+#[derive(Debug, Default)]
+struct Shapes {
+    d: String,
+    /// The last subpath of `d` when it is a rectangle: where it starts in `d`, and its
+    /// x0, y0, x1, y1.
+    last_rect: Option<(usize, [f32; 4])>,
+}
+
+impl Shapes {
+    /// Appends the path data `d` (subpaths `M…Z` as `geometry::draw` writes them).
+    fn push(&mut self, d: &str) {
+        let mut rest = d;
+        while !rest.is_empty() {
+            let end = rest[1..].find('M').map_or(rest.len(), |i| i + 1);
+            let (sub, tail) = rest.split_at(end);
+            rest = tail;
+            let Some(r) = parse_rect(sub) else {
+                self.d.push_str(sub);
+                self.last_rect = None;
+                continue;
+            };
+            match self.last_rect {
+                Some((at, p)) if p[1] == r[1] && p[3] == r[3] && (p[2] - r[0]).abs() < 0.01 => {
+                    let merged = [p[0], p[1], r[2], p[3]];
+                    self.d.truncate(at);
+                    push_rect_abs(&mut self.d, merged);
+                    self.last_rect = Some((at, merged));
+                }
+                _ => {
+                    let at = self.d.len();
+                    self.d.push_str(sub);
+                    self.last_rect = Some((at, r));
+                }
+            }
+        }
+    }
+}
+
+/// `Mx0 y0Hx1Vy1Hx0Z` (a rectangle as `geometry` writes it) as [x0, y0, x1, y1].
+fn parse_rect(sub: &str) -> Option<[f32; 4]> {
+    let body = sub.strip_prefix('M')?.strip_suffix('Z')?;
+    let (start, rest) = body.split_once('H')?;
+    let (x0, y0) = start.split_once(' ')?;
+    let (x1, rest) = rest.split_once('V')?;
+    let (y1, back) = rest.split_once('H')?;
+    if back != x0 {
+        return None;
+    }
+    Some([
+        x0.parse().ok()?,
+        y0.parse().ok()?,
+        x1.parse().ok()?,
+        y1.parse().ok()?,
+    ])
+}
+
+fn push_rect_abs(d: &mut String, r: [f32; 4]) {
+    d.push('M');
+    push_num(d, r[0]);
+    d.push(' ');
+    push_num(d, r[1]);
+    d.push('H');
+    push_num(d, r[2]);
+    d.push('V');
+    push_num(d, r[3]);
+    d.push('H');
+    push_num(d, r[0]);
+    d.push('Z');
 }
 
 /// The drawing of a screen's grid.
@@ -73,8 +178,8 @@ pub struct Painter<'a> {
     /// Per background colour: (drawn row, first col, end col) runs.
     backgrounds: BTreeMap<Rgb, Vec<(usize, usize, usize)>>,
     /// Per (colour, alpha %): path data of geometric glyphs.
-    shapes: BTreeMap<(Rgb, u8), String>,
-    decorations: BTreeMap<(Rgb, Deco), String>,
+    shapes: BTreeMap<(Rgb, u8), Shapes>,
+    decorations: BTreeMap<(Rgb, Deco), Vec<DecoSeg>>,
     /// Cursor overlays (non-block shapes): colour and path data.
     cursor: Option<(Rgb, String)>,
     /// Masked cells (`Cell::masked`): (drawn row, first col, end col) runs.
@@ -247,11 +352,9 @@ impl<'a> Painter<'a> {
         let first = chars.next().unwrap_or(' ');
         let single = chars.next().is_none();
         if single && geometry::covers(first) {
-            let entry = |alpha: u8, d: &str, shapes: &mut BTreeMap<(Rgb, u8), String>| {
-                shapes.entry((fg, alpha)).or_default().push_str(d);
-            };
+            let shapes = &mut self.shapes;
             geometry::draw(first, x, y, w, cm.height, &mut |alpha, d| {
-                entry(alpha, d, &mut self.shapes)
+                shapes.entry((fg, alpha)).or_default().push(d)
             });
             return;
         }
@@ -291,11 +394,8 @@ impl<'a> Painter<'a> {
                 return;
             }
         }
-        let alone = !single || first as u32 > 0xFFFF || size.is_some();
         self.glyphs.push(Glyph {
             row,
-            col,
-            width: cell.width.max(1) as usize,
             x: gx,
             text: text.to_string(),
             // The invisible layer over outlines needs positions, not looks: one style.
@@ -315,7 +415,6 @@ impl<'a> Painter<'a> {
                 }
             },
             link,
-            alone,
         });
     }
 
@@ -328,61 +427,28 @@ impl<'a> Painter<'a> {
                 .underline_color
                 .map(|c| self.palette.fg(c, false))
                 .unwrap_or(fg);
-            let (kind, d) = match cell.underline {
-                Underline::Single => (Deco::Solid, rect_d(x, under_y, w, t)),
-                Underline::Double => {
-                    let mut d = rect_d(x, under_y - t, w, t);
-                    rect_path(&mut d, x, under_y + t, w, t);
-                    (Deco::Solid, d)
-                }
-                Underline::Curly => {
-                    // One wave period per cell: up then down, smooth quadratic curves.
-                    let mut d = String::from("M");
-                    push_num(&mut d, x);
-                    d.push(' ');
-                    push_num(&mut d, under_y);
-                    let half = w / 2.0;
-                    let amp = (cm.font_size * 0.1).max(1.0);
-                    d.push('q');
-                    push_num(&mut d, half / 2.0);
-                    d.push(' ');
-                    push_num(&mut d, -amp);
-                    d.push(' ');
-                    push_num(&mut d, half);
-                    d.push_str(" 0t");
-                    push_num(&mut d, half);
-                    d.push_str(" 0");
-                    (Deco::Curly, d)
-                }
-                Underline::Dotted | Underline::Dashed => {
-                    let mut d = String::from("M");
-                    push_num(&mut d, x);
-                    d.push(' ');
-                    push_num(&mut d, under_y + t / 2.0);
-                    d.push('h');
-                    push_num(&mut d, w);
-                    (
-                        if cell.underline == Underline::Dotted {
-                            Deco::Dotted
-                        } else {
-                            Deco::Dashed
-                        },
-                        d,
-                    )
-                }
-                Underline::None => unreachable!(),
+            let amp = (cm.font_size * 0.1).max(1.0);
+            let mut add = |kind: Deco, seg: DecoSeg| {
+                self.decorations.entry((color, kind)).or_default().push(seg)
             };
-            self.decorations
-                .entry((color, kind))
-                .or_default()
-                .push_str(&d);
+            match cell.underline {
+                Underline::Single => add(Deco::Solid, DecoSeg::new(x, under_y, w, t)),
+                Underline::Double => {
+                    add(Deco::Solid, DecoSeg::new(x, under_y - t, w, t));
+                    add(Deco::Solid, DecoSeg::new(x, under_y + t, w, t));
+                }
+                Underline::Curly => add(Deco::Curly, DecoSeg::new(x, under_y, w, amp)),
+                Underline::Dotted => add(Deco::Dotted, DecoSeg::new(x, under_y + t / 2.0, w, 0.0)),
+                Underline::Dashed => add(Deco::Dashed, DecoSeg::new(x, under_y + t / 2.0, w, 0.0)),
+                Underline::None => unreachable!(),
+            }
         }
         if cell.strikethrough {
             let sy = y + cm.baseline - (cm.font_size * 0.3).round();
             self.decorations
                 .entry((fg, Deco::Solid))
                 .or_default()
-                .push_str(&rect_d(x, sy, w, t));
+                .push(DecoSeg::new(x, sy, w, t));
         }
     }
 
@@ -390,7 +456,7 @@ impl<'a> Painter<'a> {
     pub fn finish(mut self) -> Painted {
         let mut out = String::new();
         self.write_backgrounds(&mut out);
-        for ((rgb, alpha), d) in &self.shapes {
+        for ((rgb, alpha), Shapes { d, .. }) in &self.shapes {
             out.push_str("<path fill=\"");
             out.push_str(&rgb.to_hex());
             if *alpha < 100 {
@@ -503,9 +569,12 @@ impl<'a> Painter<'a> {
         out.push_str("\"/>");
     }
 
+    /// One path per decoration colour and kind. The cells' segments are merged where they
+    /// touch on one line: a run of underlined cells is one rectangle (or one line, or one
+    /// subpath of waves, one period per cell), not one per cell.
     fn write_decorations(&self, out: &mut String) {
         let t = (self.layout.cell.font_size / 14.0).max(1.0);
-        for ((rgb, kind), d) in &self.decorations {
+        for ((rgb, kind), segs) in &self.decorations {
             out.push_str("<path ");
             match kind {
                 Deco::Solid => {
@@ -533,12 +602,64 @@ impl<'a> Painter<'a> {
                 }
             }
             out.push_str("\" d=\"");
-            out.push_str(d);
+            let mut segs = segs.clone();
+            segs.sort_by(|a, b| a.y.total_cmp(&b.y).then(a.x.total_cmp(&b.x)));
+            match kind {
+                Deco::Curly => {
+                    let mut end: Option<(f32, f32)> = None;
+                    for s in &segs {
+                        let continues =
+                            end.is_some_and(|(ex, ey)| ey == s.y && (ex - s.x).abs() < 0.01);
+                        if !continues {
+                            out.push('M');
+                            push_num(out, s.x);
+                            out.push(' ');
+                            push_num(out, s.y);
+                        }
+                        // One wave period: up then down, smooth quadratic curves.
+                        let half = s.w / 2.0;
+                        out.push('q');
+                        push_num(out, half / 2.0);
+                        out.push(' ');
+                        push_num(out, -s.h);
+                        out.push(' ');
+                        push_num(out, half);
+                        out.push_str(" 0t");
+                        push_num(out, half);
+                        out.push_str(" 0");
+                        end = Some((s.x + s.w, s.y));
+                    }
+                }
+                _ => {
+                    for s in DecoSeg::merged(&segs) {
+                        if *kind == Deco::Solid {
+                            rect_path(out, s.x, s.y, s.w, s.h);
+                        } else {
+                            out.push('M');
+                            push_num(out, s.x);
+                            out.push(' ');
+                            push_num(out, s.y);
+                            out.push('h');
+                            push_num(out, s.w);
+                        }
+                    }
+                }
+            }
             out.push_str("\"/>");
         }
     }
 
     /// Text elements; returns the CSS of the classes they use.
+    ///
+    /// Structure (see the module doc for why): one `<text y>` per row (or per link run within
+    /// it); inside it, every glyph has an x of its own, so each viewer places it at its column
+    /// whatever font it draws with: a `<tspan x>` per glyph, except that an element's own x
+    /// places its first character, so the `<text>` carries the x of a plain first glyph, and
+    /// the styling `<tspan>` that consecutive glyphs of one style share carries the first one's
+    /// (a lone styled glyph is a `<tspan x>` with its style). A style used by more
+    /// than one element is a class, a one-off one presentation attributes on its `<tspan>`
+    /// (see [`Painter::style_attrs`]): both beat the stylesheet's `text{…}` defaults in every
+    /// viewer, which presentation attributes on a `<text>` would not.
     fn write_text(&self, out: &mut String) -> String {
         let default = TextStyle {
             fill: self.palette.foreground,
@@ -546,22 +667,17 @@ impl<'a> Painter<'a> {
             family: None,
             size: None,
         };
-        // A style used by more than one element gets a class; a one-off one gets attributes.
+        // Segments: consecutive glyphs of one row, link and style.
+        let starts_segment = |i: usize| {
+            i == 0 || {
+                let (p, g) = (&self.glyphs[i - 1], &self.glyphs[i]);
+                p.style != g.style || p.row != g.row || p.link != g.link
+            }
+        };
         let mut uses: BTreeMap<&TextStyle, usize> = BTreeMap::new();
         let mut order: Vec<&TextStyle> = Vec::new();
         for (i, g) in self.glyphs.iter().enumerate() {
-            let starts_run = i == 0 || {
-                let p = &self.glyphs[i - 1];
-                p.style != g.style
-                    || p.row != g.row
-                    || p.alone
-                    || g.alone
-                    || p.link != g.link
-                    || g.col != p.col + p.width
-                    || p.width != 1
-                    || g.width != 1
-            };
-            if starts_run && g.style != default {
+            if starts_segment(i) && g.style != default {
                 let n = uses.entry(&g.style).or_insert(0);
                 if *n == 0 {
                     order.push(&g.style);
@@ -594,78 +710,90 @@ impl<'a> Painter<'a> {
                 self.style_attrs(out, style);
             }
         };
+        let x_of = |g: &Glyph| (g.x - self.layout.grid_x) / self.text_scale();
+        let glyph = |out: &mut String, g: &Glyph, style: Option<&TextStyle>| {
+            out.push_str("<tspan x=\"");
+            push_num(out, x_of(g));
+            out.push('"');
+            if let Some(style) = style {
+                style_attrs(out, style);
+            }
+            out.push('>');
+            push_text(out, &g.text);
+            out.push_str("</tspan>");
+        };
 
-        // Each row (or a link's run within it) is one <text> whose x list gives every glyph its
-        // column; inside it, segments of glyphs that are adjacent, narrow and alike share one
-        // <tspan> when they need a style or a re-sync x.
+        if self.glyphs.is_empty() {
+            return css;
+        }
+        // The text layer: origin at the grid's top-left, scaled (see TEXT_UNITS_PER_CELL).
+        let (gx, gy) = (self.layout.grid_x, self.layout.grid_y);
+        let scale = self.text_scale();
+        css.push('.');
+        css.push_str(&self.prefix);
+        css.push_str("T text{font-size:");
+        push_num(&mut css, self.layout.cell.font_size / scale);
+        css.push_str("px}");
+        out.push_str("<g class=\"");
+        out.push_str(&self.prefix);
+        out.push_str("T\" transform=\"translate(");
+        push_num(out, gx);
+        out.push(' ');
+        push_num(out, gy);
+        out.push_str(")scale(");
+        push_num(out, scale);
+        out.push_str(")\">");
         let mut i = 0;
         while i < self.glyphs.len() {
             let g = &self.glyphs[i];
-            let y = self.layout.row_y(g.row) + self.layout.cell.baseline;
-            if g.alone {
-                self.open_link(out, &g.link);
-                out.push_str("<text x=\"");
-                push_num(out, g.x);
-                out.push_str("\" y=\"");
-                push_num(out, y);
-                out.push('"');
-                style_attrs(out, &g.style);
-                out.push('>');
-                push_text(out, &g.text);
-                out.push_str("</text>");
-                close_link(out, &g.link);
-                i += 1;
-                continue;
-            }
-            let mut j = i;
+            let mut j = i + 1;
             while j < self.glyphs.len()
-                && !self.glyphs[j].alone
                 && self.glyphs[j].row == g.row
                 && self.glyphs[j].link == g.link
             {
                 j += 1;
             }
-            let run = &self.glyphs[i..j];
-            let adjacent =
-                |p: &Glyph, n: &Glyph| n.col == p.col + p.width && p.width == 1 && n.width == 1;
             self.open_link(out, &g.link);
             out.push_str("<text y=\"");
-            push_num(out, y);
-            out.push_str("\" x=\"");
-            for (m, r) in run.iter().enumerate() {
-                if m > 0 {
-                    out.push(' ');
-                }
-                push_num(out, r.x);
-            }
-            out.push_str("\">");
+            // Four decimals: a row's baseline in text-layer units is rarely round (18 px rows
+            // at 1.4 px a unit), and two would put it up to 0.007 px off its row.
+            let y = (self.layout.row_y(g.row) + self.layout.cell.baseline - gy) / scale;
+            let y = format!("{:.4}", (y * 10_000.0).round() / 10_000.0);
+            out.push_str(y.trim_end_matches('0').trim_end_matches('.'));
+            out.push('"');
+            let run = &self.glyphs[i..j];
+            // An element's own x places its first character: the first glyph of the row (when
+            // plain) or of a styled segment needs no <tspan> of its own.
             let mut k = 0;
+            if run[0].style == default {
+                out.push_str(" x=\"");
+                push_num(out, x_of(&run[0]));
+                out.push_str("\">");
+                push_text(out, &run[0].text);
+                k = 1;
+            } else {
+                out.push('>');
+            }
             while k < run.len() {
                 let mut e = k + 1;
-                while e < run.len()
-                    && run[e].style == run[k].style
-                    && adjacent(&run[e - 1], &run[e])
-                {
+                while e < run.len() && run[e].style == run[k].style {
                     e += 1;
                 }
-                // The parent's x list places every glyph; a segment after a gap or a wide glyph
-                // repeats its own first x for viewers that read only the first x of a list.
-                let resync = k > 0 && !adjacent(&run[k - 1], &run[k]);
-                let plain = !resync && run[k].style == default;
-                if !plain {
-                    out.push_str("<tspan");
-                    if resync {
-                        out.push_str(" x=\"");
-                        push_num(out, run[k].x);
-                        out.push('"');
+                let style = &run[k].style;
+                if *style == default || e == k + 1 {
+                    for r in &run[k..e] {
+                        glyph(out, r, Some(style));
                     }
-                    style_attrs(out, &run[k].style);
+                } else {
+                    out.push_str("<tspan x=\"");
+                    push_num(out, x_of(&run[k]));
+                    out.push('"');
+                    style_attrs(out, style);
                     out.push('>');
-                }
-                for r in &run[k..e] {
-                    push_text(out, &r.text);
-                }
-                if !plain {
+                    push_text(out, &run[k].text);
+                    for r in &run[k + 1..e] {
+                        glyph(out, r, None);
+                    }
                     out.push_str("</tspan>");
                 }
                 k = e;
@@ -674,7 +802,14 @@ impl<'a> Painter<'a> {
             close_link(out, &g.link);
             i = j;
         }
+        out.push_str("</g>");
         css
+    }
+
+    /// px per text-layer unit (see [`TEXT_UNITS_PER_CELL`]), rounded as the SVG writes it
+    /// (two decimals), so that positions divided by it land where they belong.
+    fn text_scale(&self) -> f32 {
+        ((self.layout.cell.width / TEXT_UNITS_PER_CELL * 100.0).round() / 100.0).max(0.01)
     }
 
     fn family_stack(&self, family: &str) -> String {
@@ -705,13 +840,16 @@ impl<'a> Painter<'a> {
         }
         if let Some(size) = s.size {
             css.push_str("font-size:");
-            push_num(&mut css, size as f32 / 100.0);
+            push_num(&mut css, size as f32 / 100.0 / self.text_scale());
             css.push_str("px;");
         }
         css.pop();
         css
     }
 
+    /// A one-off style as presentation attributes. Only ever on a `<tspan>`: the stylesheet's
+    /// `text{…}` rule selects `<text>` elements, where it would beat presentation attributes
+    /// (Chromium, Firefox); a `<tspan>` only inherits it, and its own attributes win.
     fn style_attrs(&self, out: &mut String, s: &TextStyle) {
         if s.fill != self.palette.foreground {
             out.push_str(" fill=\"");
@@ -731,7 +869,7 @@ impl<'a> Painter<'a> {
         }
         if let Some(size) = s.size {
             out.push_str(" font-size=\"");
-            push_num(out, size as f32 / 100.0);
+            push_num(out, size as f32 / 100.0 / self.text_scale());
             out.push('"');
         }
     }
@@ -774,12 +912,6 @@ pub(super) fn class_name(mut n: usize) -> String {
     String::from_utf8(s).unwrap_or_default()
 }
 
-fn rect_d(x: f32, y: f32, w: f32, h: f32) -> String {
-    let mut d = String::new();
-    rect_path(&mut d, x, y, w, h);
-    d
-}
-
 /// Appends a closed rectangle subpath `M x y h w v h h -w z`.
 fn rect_path(d: &mut String, x: f32, y: f32, w: f32, h: f32) {
     d.push('M');
@@ -806,6 +938,25 @@ mod tests {
         assert_eq!(class_name(26), "BA");
         let names: BTreeSet<String> = (0..1000).map(class_name).collect();
         assert_eq!(names.len(), 1000);
+    }
+
+    #[test]
+    fn touching_rectangles_of_one_colour_merge() {
+        let mut s = Shapes::default();
+        s.push("M0 8.48H8.4V9.52H0Z");
+        s.push("M8.4 8.48H16.8V9.52H8.4Z");
+        s.push("M16.8 8.48H25.2V9.52H16.8ZM20 0H21V18H20Z");
+        s.push("M30 8.48H31V9.52H30Z");
+        assert_eq!(
+            s.d,
+            "M0 8.48H25.2V9.52H0ZM20 0H21V18H20ZM30 8.48H31V9.52H30Z"
+        );
+        let mut t = Shapes::default();
+        t.push("M0 0H8.4V18H0Z");
+        t.push("M8.4 1H16.8V18H8.4Z");
+        t.push("M0 0L4 4Z");
+        t.push("M4 0H5V1H4Z");
+        assert_eq!(t.d, "M0 0H8.4V18H0ZM8.4 1H16.8V18H8.4ZM0 0L4 4ZM4 0H5V1H4Z");
     }
 
     #[test]

@@ -3,8 +3,29 @@
 //! first time a cluster needs a fallback face.)
 //!
 //! Layout rule (DESIGN.md): the emulator's grid is the layout. Every cluster's x comes from its
-//! column, set per character with an `x` list, never from the viewer's advances or `textLength`;
-//! no runs of spaces are ever emitted for positioning.
+//! column, never from the viewer's advances or `textLength`; no runs of spaces are ever emitted
+//! for positioning.
+//!
+//! Text mode positions every glyph with an `x` of its own: each cluster is a `<tspan x>`, in one
+//! `<text y>` per row (see `grid::Painter::write_text`). Why not one `x` list per row, which is
+//! smaller: librsvg (rsvg-convert, and ImageMagick, GNOME and the documentation tools built on
+//! it) reads only the first value of a list, and places the rest by its font's advances, so
+//! with any font but the one we name (JetBrains Mono, unless installed, is never the one it
+//! uses: it ignores `@font-face`), or a proportional fallback, every glyph after the first of a
+//! run drifts. Per-glyph elements cost bytes, so: the text layer is a group scaled to 6 units
+//! per cell, which makes each column's x a small integer; an element's own `x` places its
+//! first character, so the `<text>` (or a styled run's `<tspan>`) carries its first glyph's;
+//! and, to pay for the rest, underlines and runs of box-drawing rectangles are one shape per
+//! run rather than per cell. Measured on the 200×50 screen of `benches/render.rs`: 249 820
+//! bytes with embedded fonts against 224 544 with one `x` list per row (1.11×), 231 871
+//! against 206 595 without (1.12×); RC-12's rainbow row stays under its budget of 40 bytes
+//! per coloured cell.
+//!
+//! Styles that differ from the stylesheet's `text{…}` defaults (colour, weight, slant, a
+//! fallback face's `font-family`, the smaller `font-size` of a glyph shrunk to its cells) sit
+//! on `<tspan>`s, as classes or presentation attributes: the `text{…}` rule selects `<text>`
+//! elements only, so in browsers it would override presentation attributes on a `<text>`
+//! but never those of a `<tspan>`.
 
 pub mod animation;
 pub mod chrome;

@@ -91,8 +91,11 @@ fn attr_list(v: Option<&str>) -> Vec<f32> {
 
 /// Every glyph the SVG draws as text, in document order, with its position.
 ///
-/// Only our own structure is understood: `<text y>` with `<tspan x="list">` children, or a
-/// lone `<text x y>`; classes are resolved against the `<style>` rules.
+/// SVG character positioning, as far as our output uses it: each character takes its x from
+/// the innermost element (`<tspan>` or `<text>`) whose `x` list has an entry for it; a
+/// character with no x of its own continues the glyph before it (the rest of a cluster of
+/// several code points). Fill and boldness come from the innermost element that sets them (a
+/// `fill`/`font-weight` attribute, a `style` attribute or a class of the `<style>` rules).
 pub fn glyphs(svg: &str) -> Vec<PlacedGlyph> {
     let doc = roxmltree::Document::parse(svg).expect("well-formed SVG");
     let css: String = doc
@@ -106,100 +109,132 @@ pub fn glyphs(svg: &str) -> Vec<PlacedGlyph> {
             .map(|i| css[i + key.len()..].split('}').next().unwrap().to_string())
             .unwrap_or_default()
     };
-    let mut out = Vec::new();
+    let decl_of = |n: roxmltree::Node| -> String {
+        let mut d = n.attribute("class").map(class_decl).unwrap_or_default();
+        if let Some(style) = n.attribute("style") {
+            d.push(';');
+            d.push_str(style);
+        }
+        d
+    };
+    let mut out: Vec<PlacedGlyph> = Vec::new();
     for text in doc.descendants().filter(|n| n.has_tag_name("text")) {
         let href = text
             .ancestors()
             .find(|a| a.has_tag_name("a"))
             .and_then(|a| a.attribute("href"))
             .map(str::to_string);
-        let y = text
-            .attribute("y")
-            .map(|v| v.parse::<f32>().unwrap())
-            .unwrap();
-        let mut xs = attr_list(text.attribute("x"));
-        let style_of = |n: roxmltree::Node| {
-            let decl = n.attribute("class").map(class_decl).unwrap_or_default();
-            let fill = n.attribute("fill").map(str::to_string).or_else(|| {
-                decl.split(';')
-                    .find_map(|d| d.strip_prefix("fill:"))
-                    .map(str::to_string)
-            });
-            let bold =
-                n.attribute("font-weight") == Some("700") || decl.contains("font-weight:700");
-            (fill, bold)
-        };
-        let total: usize = text
-            .descendants()
-            .filter(|d| d.is_text())
-            .map(|d| d.text().unwrap().chars().count())
-            .sum();
-        if xs.len() == 1 && total > 1 && !text.children().any(|c| c.has_tag_name("tspan")) {
-            // A lone cluster of several code points at one x.
-            let (fill, bold) = style_of(text);
-            let content: String = text
-                .descendants()
-                .filter(|d| d.is_text())
-                .filter_map(|d| d.text())
-                .collect();
-            out.push(PlacedGlyph {
-                text: content,
-                x: xs[0],
-                y,
-                href,
-                fill,
-                bold,
-            });
-            continue;
+        // The text layer's `translate(x y)scale(s)` groups, innermost first.
+        let (mut dx, mut dy, mut k) = (0.0f32, 0.0f32, 1.0f32);
+        for g in text.ancestors().filter(|a| a.has_tag_name("g")) {
+            if let Some(t) = g.attribute("transform") {
+                let (tx, ty, s) = parse_transform(t);
+                (dx, dy, k) = (tx + s * dx, ty + s * dy, s * k);
+            }
         }
-        // SVG character positioning: the <text> x list by character index, overridden by a
-        // <tspan>'s own x list for its characters.
-        let mut index = 0;
-        let mut chars = Vec::new();
-        for child in text.children() {
-            let part = if child.has_tag_name("tspan") {
-                child
-            } else {
-                text
-            };
-            let content: String = if child.is_text() {
-                child.text().unwrap().to_string()
-            } else {
-                child
-                    .descendants()
-                    .filter(|d| d.is_text())
-                    .filter_map(|d| d.text())
-                    .collect()
-            };
-            let own = if child.has_tag_name("tspan") {
-                attr_list(child.attribute("x"))
-            } else {
-                vec![]
-            };
-            for (k, x) in own.iter().enumerate() {
-                if index + k < xs.len() {
-                    xs[index + k] = *x;
+        let y = dy
+            + k * text
+                .attribute("y")
+                .map(|v| v.parse::<f32>().unwrap())
+                .unwrap();
+        // Characters seen so far in each element of this <text>, by node id.
+        let mut seen: std::collections::HashMap<roxmltree::NodeId, usize> = Default::default();
+        let first = out.len();
+        for node in text.descendants().filter(|d| d.is_text()) {
+            let elements: Vec<roxmltree::Node> = node
+                .ancestors()
+                .skip(1)
+                .take_while(|a| *a != text)
+                .chain(std::iter::once(text))
+                .filter(|a| a.has_tag_name("tspan") || a.has_tag_name("text"))
+                .collect();
+            let fill = elements.iter().find_map(|e| {
+                e.attribute("fill").map(str::to_string).or_else(|| {
+                    decl_of(*e)
+                        .split(';')
+                        .find_map(|d| d.strip_prefix("fill:"))
+                        .map(str::to_string)
+                })
+            });
+            let bold = elements
+                .iter()
+                .find_map(|e| {
+                    e.attribute("font-weight").map(|w| w == "700").or_else(|| {
+                        decl_of(*e)
+                            .split(';')
+                            .find_map(|d| d.strip_prefix("font-weight:"))
+                            .map(|w| w == "700")
+                    })
+                })
+                .unwrap_or(false);
+            for c in node.text().unwrap().chars() {
+                let mut x = None;
+                for e in &elements {
+                    let index = seen.entry(e.id()).or_insert(0);
+                    if x.is_none() {
+                        x = attr_list(e.attribute("x")).get(*index).copied();
+                    }
+                    *index += 1;
+                }
+                match x {
+                    Some(x) => out.push(PlacedGlyph {
+                        text: c.to_string(),
+                        x: dx + k * x,
+                        y,
+                        href: href.clone(),
+                        fill: fill.clone(),
+                        bold,
+                    }),
+                    None => {
+                        assert!(out.len() > first, "a character with no x in <text y={y}>");
+                        out.last_mut().unwrap().text.push(c);
+                    }
                 }
             }
-            let (fill, bold) = style_of(part);
-            for c in content.chars() {
-                chars.push((c, index, fill.clone(), bold));
-                index += 1;
-            }
-        }
-        assert_eq!(xs.len(), chars.len(), "one x per character in <text y={y}>");
-        for (c, i, fill, bold) in chars {
-            out.push(PlacedGlyph {
-                text: c.to_string(),
-                x: xs[i],
-                y,
-                href: href.clone(),
-                fill,
-                bold,
-            });
         }
     }
     out
+}
+
+/// The text an SVG draws: the characters of each `<text>` element in document order (one line
+/// per element). What a search of the picture's text finds, where the SVG source, with an
+/// element per glyph, holds no word in one piece.
+pub fn svg_text(svg: &str) -> String {
+    let doc = roxmltree::Document::parse(svg).expect("well-formed SVG");
+    doc.descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .map(|t| {
+            t.descendants()
+                .filter(|d| d.is_text())
+                .filter_map(|d| d.text())
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `translate(x[ y])` followed by an optional `scale(s)` (what the renderer writes on groups):
+/// (x, y, s).
+fn parse_transform(t: &str) -> (f32, f32, f32) {
+    let args = |name: &str| -> Vec<f32> {
+        t.find(&format!("{name}("))
+            .map(|i| {
+                let rest = &t[i + name.len() + 1..];
+                rest[..rest.find(')').unwrap()]
+                    .split([' ', ','])
+                    .filter(|v| !v.is_empty())
+                    .map(|v| v.parse().unwrap())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let tr = args("translate");
+    let s = args("scale");
+    (
+        tr.first().copied().unwrap_or(0.0),
+        tr.get(1).copied().unwrap_or(0.0),
+        s.first().copied().unwrap_or(1.0),
+    )
 }
 
 /// The glyphs of drawn row `row` (by baseline), left to right.
@@ -271,7 +306,8 @@ pub fn raster_without_fonts(svg: &str, zoom: f32) -> tiny_skia::Pixmap {
     raster_with(svg, zoom, Arc::new(fontdb::Database::new()))
 }
 
-fn raster_with(svg: &str, zoom: f32, fontdb: Arc<fontdb::Database>) -> tiny_skia::Pixmap {
+/// Rasterises `svg` at `zoom` with resvg and the fonts of `fontdb` only.
+pub fn raster_with(svg: &str, zoom: f32, fontdb: Arc<fontdb::Database>) -> tiny_skia::Pixmap {
     let opts = usvg::Options {
         fontdb,
         ..usvg::Options::default()

@@ -12,6 +12,7 @@ import struct
 import subprocess
 import sys
 import time
+import xml.etree.ElementTree as ET
 
 import jsonschema
 from mcp import ClientSession, StdioServerParameters
@@ -39,6 +40,13 @@ EXPECTED_TOOLS = {
     "session_stop",
     "capture",
 }
+
+
+def svg_text(path):
+    """The text an SVG draws: each <text> element's characters (one glyph an element)."""
+    ns = "{http://www.w3.org/2000/svg}"
+    root = ET.parse(path).getroot()
+    return "\n".join("".join(t.itertext()) for t in root.iter(ns + "text"))
 
 
 def log(*args):
@@ -238,7 +246,7 @@ async def main():
             doc = shot.structured_content
             assert (doc["png"]["width"], doc["png"]["height"]) == (width, height), doc
             assert os.path.isfile(doc["svg"]["path"]), doc
-            assert "hello" in open(doc["svg"]["path"], encoding="utf-8").read()
+            assert "hello" in svg_text(doc["svg"]["path"])
             cli_png = os.path.join(WORK, "cli.png")
             subprocess.run([BIN, "session", "capture", sid, "-o", cli_png, "--theme", "dracula"],
                            env=ENV, cwd=WORK, check=True, stdout=subprocess.DEVNULL)
