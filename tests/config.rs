@@ -192,10 +192,10 @@ fn an_original_configs_capture_mode_and_video_keys_shape_the_animation() {
         by_v1 == by_flags,
         "mode/fps/loop/time = -v --fps --no-loop --time"
     );
-    let svg = String::from_utf8(by_v1).unwrap();
+    let text = svg_text(&String::from_utf8(by_v1).unwrap());
     assert!(
-        svg.contains("two") && !svg.contains("three"),
-        "trimmed at 2 s"
+        text.contains("two") && !text.contains("three"),
+        "trimmed at 2 s: {text}"
     );
     // A flag wins over the file: --fps 5 changes the picture back to the flags' one.
     let fps5 = picture(
@@ -226,8 +226,8 @@ fn an_original_configs_capture_mode_and_video_keys_shape_the_animation() {
     .unwrap();
     let at = picture(d, &["cast", "c.cast", "-C", "image.yaml"], "at.svg");
     assert!(at == picture(d, &["cast", "c.cast", "--time", "1.2"], "atf.svg"));
-    let at = String::from_utf8(at).unwrap();
-    assert!(at.contains("two") && !at.contains("three"));
+    let at = svg_text(&String::from_utf8(at).unwrap());
+    assert!(at.contains("two") && !at.contains("three"), "{at}");
     // A value from the file that does not fit is named by its key.
     for (options, said) in [
         (
