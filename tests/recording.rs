@@ -820,3 +820,49 @@ fn a_scenario_record_block_writes_a_cast_of_its_frames() {
         assert!(String::from_utf8_lossy(&out.stdout).contains("hi"));
     }
 }
+
+/// A secret that a soft wrap splits over two rows is masked in every frame of an animation and
+/// in a still of one moment, as it is in a still of the end (frames keep the wrap marks).
+#[test]
+fn a_wrapped_secret_is_masked_in_every_frame() {
+    let dir = tempdir();
+    let d = dir.path();
+    let script = "printf 'password: hunter2supersecretvalue\\r\\n'; sleep 0.3; printf next";
+    run_ok(
+        d,
+        &["-w", "20", "-v", "-o", "v.svg", "--", "sh", "-c", script],
+    );
+    let text = svg_text(&read(d, "v.svg"));
+    assert!(
+        !text.contains("hunter2") && !text.contains("secretvalue"),
+        "{text}"
+    );
+    write(
+        d,
+        "w.cast",
+        "{\"version\":2,\"width\":20,\"height\":4}\n[0.0,\"o\",\"password: hunter2supersecretvalue\\r\\n\"]\n[1.0,\"o\",\"next\"]\n",
+    );
+    run_ok(
+        d,
+        &[
+            "cast",
+            "w.cast",
+            "--mask-auto",
+            "false",
+            "--time",
+            "0.5",
+            "-o",
+            "raw.svg",
+        ],
+    );
+    assert!(
+        svg_text(&read(d, "raw.svg")).contains("secretvalue"),
+        "the control shows it"
+    );
+    run_ok(d, &["cast", "w.cast", "--time", "0.5", "-o", "t.svg"]);
+    let text = svg_text(&read(d, "t.svg"));
+    assert!(
+        !text.contains("hunter2") && !text.contains("secretvalue"),
+        "{text}"
+    );
+}

@@ -223,6 +223,9 @@ pub struct Frame {
     pub cursor: Cursor,
     /// Palette entries changed by OSC 4 (index, colour).
     pub palette_overrides: Vec<(u8, Rgb)>,
+    /// The rows that soft-wrap ([`Screen::wrapped`]): drawn the same, but masking joins them
+    /// so a secret split by a wrap is still found.
+    pub wrapped: Vec<usize>,
 }
 
 impl Frame {
@@ -257,6 +260,7 @@ impl Frames {
                 .collect(),
             cursor: screen.cursor,
             palette_overrides: screen.palette_overrides,
+            wrapped: screen.wrapped,
         }
     }
 
@@ -268,8 +272,8 @@ impl Frames {
         }
     }
 
-    /// Frame `f`'s picture as a screen, for the painters (title, modes and soft-wrap marks are
-    /// not kept: no painter draws them; masking a frame finds secrets row by row).
+    /// Frame `f`'s picture as a screen, for the painters and masking (title and modes are not
+    /// kept: no painter draws them).
     pub fn screen(&self, f: &Frame) -> Screen {
         Screen {
             width: f.width,
@@ -284,7 +288,7 @@ impl Frames {
             modes: Modes::default(),
             title: None,
             palette_overrides: f.palette_overrides.clone(),
-            wrapped: Vec::new(),
+            wrapped: f.wrapped.clone(),
         }
     }
 
