@@ -1133,6 +1133,14 @@ fn capture_inspect_and_export() {
         (code, v["error"]["code"].as_str()),
         (1, Some("invalid_request"))
     );
+    // An unknown extension gets the same message: what a capture writes, nothing else.
+    let (v, code) = h.run(&["capture", &done, "-o", "x.bogus"]);
+    let message = v["error"]["message"].as_str().unwrap_or_default();
+    assert_eq!(code, 1, "{v}");
+    assert!(
+        message.contains("(.svg or .png), not .bogus") && !message.contains(".mp4"),
+        "{v}"
+    );
 }
 
 fn unsafe_uid() -> u32 {

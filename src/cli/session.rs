@@ -640,20 +640,21 @@ fn capture(
 ) -> Result<Value, HostError> {
     use crate::render::{self, fonts::Fonts};
     let format = match out {
-        Some((path, _)) => {
-            crate::output::Format::from_path(path).map_err(err(ErrorCode::InvalidRequest))?
-        }
+        Some((path, _)) => crate::output::Format::from_path(path)
+            .ok()
+            .filter(|f| !f.is_video())
+            .ok_or_else(|| {
+                let ext = path.extension().map(|e| e.to_string_lossy().into_owned());
+                HostError::new(
+                    ErrorCode::InvalidRequest,
+                    format!(
+                        "session capture writes a still (.svg or .png), not .{}; `session export ID -o x.cast` keeps the session's recording",
+                        ext.unwrap_or_default()
+                    ),
+                )
+            })?,
         None => crate::output::Format::Svg,
     };
-    if format.is_video() {
-        return Err(HostError::new(
-            ErrorCode::InvalidRequest,
-            format!(
-                "session capture writes a still (.svg or .png), not .{}; `session export ID -o x.cast` keeps the session's recording",
-                format.name()
-            ),
-        ));
-    }
     let fonts = Fonts::new();
     let snap = snapshot(id, args, still.to_options(), config, &fonts)?;
     let state = snap.state.clone();
