@@ -167,53 +167,33 @@ impl Subscriptions {
             return Ok(());
         }
         let (_ack, mut stream) = client::open_stream(&Request::Attach { id: id.into() })?;
-        let stop = Arc::new(AtomicBool::new(false));
-        self.live.lock().insert(uri.to_string(), Arc::clone(&stop));
-        let this = Arc::clone(self);
-        let uri = uri.to_string();
-        std::thread::Builder::new()
-            .name("mcp-subscription".into())
-            .spawn(move || {
-                let mut debounce = Debounce::default();
-                let mut first_frame = true;
-                loop {
-                    if stop.load(Ordering::SeqCst) || closing.load(Ordering::SeqCst) {
-                        break;
-                    }
-                    match stream.next(Duration::from_millis(50)) {
-                        // The first frame is the screen as it was when subscribing.
-                        Ok(frame) => match serde_json::from_value::<Frame>(frame) {
-                            Ok(Frame::Screen { .. }) if first_frame => first_frame = false,
-                            Ok(Frame::Screen { .. }) => debounce.change(Instant::now()),
-                            Ok(Frame::Ended { .. }) | Err(_) => {
-                                notify();
-                                break;
-                            }
-                        },
-                        Err(StreamEnd::Quiet) => {}
-                        Err(StreamEnd::Closed) => {
-                            if debounce.pending() {
-                                notify();
-                            }
+        self.spawn(uri, "mcp-subscription", closing, move |stopped| {
+            let mut debounce = Debounce::default();
+            let mut first_frame = true;
+            while !stopped() {
+                match stream.next(Duration::from_millis(50)) {
+                    // The first frame is the screen as it was when subscribing.
+                    Ok(frame) => match serde_json::from_value::<Frame>(frame) {
+                        Ok(Frame::Screen { .. }) if first_frame => first_frame = false,
+                        Ok(Frame::Screen { .. }) => debounce.change(Instant::now()),
+                        Ok(Frame::Ended { .. }) | Err(_) => {
+                            notify();
                             break;
                         }
-                    }
-                    if debounce.due(Instant::now()) {
-                        notify();
+                    },
+                    Err(StreamEnd::Quiet) => {}
+                    Err(StreamEnd::Closed) => {
+                        if debounce.pending() {
+                            notify();
+                        }
+                        break;
                     }
                 }
-                let mut live = this.live.lock();
-                if live.get(&uri).is_some_and(|s| Arc::ptr_eq(s, &stop)) {
-                    live.remove(&uri);
+                if debounce.due(Instant::now()) {
+                    notify();
                 }
-            })
-            .map_err(|e| {
-                HostError::new(
-                    ErrorCode::IoError,
-                    format!("cannot start a subscription: {e}"),
-                )
-            })?;
-        Ok(())
+            }
+        })
     }
 
     /// Subscribes to the watch resource: the project's lines of the host's event stream,
@@ -229,38 +209,53 @@ impl Subscriptions {
         }
         let project = super::termio::project()?;
         let (_ack, mut stream) = client::open_stream(&Request::Subscribe)?;
+        let states = crate::termio::watch::STATES.iter().map(|s| s.to_string());
+        let mut watcher = crate::termio::watch::Watcher::new(project, states.collect(), false);
+        let log = Arc::clone(&self.watch_log);
+        self.spawn(uri, "mcp-watch", closing, move |stopped| {
+            while !stopped() {
+                let mut lines = watcher.overdue(Instant::now());
+                match stream.next(Duration::from_millis(250)) {
+                    Ok(value) => {
+                        if let Ok(event) = serde_json::from_value(value) {
+                            lines.extend(watcher.event(event, Instant::now()));
+                        }
+                    }
+                    Err(StreamEnd::Quiet) => {}
+                    Err(StreamEnd::Closed) => break,
+                }
+                if !lines.is_empty() {
+                    let mut log = log.lock();
+                    lines.into_iter().for_each(|l| log.push(l));
+                    drop(log);
+                    notify();
+                }
+            }
+        })
+    }
+
+    /// Runs subscription `uri`'s `body` on a thread named `name`, registered as live until it
+    /// returns; `body` is given whether it must stop (unsubscribed, or the server closing).
+    ///
+    /// Errors: `io_error` when the thread cannot start.
+    fn spawn(
+        self: &Arc<Self>,
+        uri: &str,
+        name: &str,
+        closing: Arc<AtomicBool>,
+        body: impl FnOnce(&dyn Fn() -> bool) + Send + 'static,
+    ) -> Result<(), HostError> {
         let stop = Arc::new(AtomicBool::new(false));
         self.live.lock().insert(uri.to_string(), Arc::clone(&stop));
         let this = Arc::clone(self);
-        let states = crate::termio::watch::STATES.iter().map(|s| s.to_string());
-        let mut watcher = crate::termio::watch::Watcher::new(project, states.collect(), false);
+        let uri = uri.to_string();
         std::thread::Builder::new()
-            .name("mcp-watch".into())
+            .name(name.into())
             .spawn(move || {
-                loop {
-                    if stop.load(Ordering::SeqCst) || closing.load(Ordering::SeqCst) {
-                        break;
-                    }
-                    let mut lines = watcher.overdue(Instant::now());
-                    match stream.next(Duration::from_millis(250)) {
-                        Ok(value) => {
-                            if let Ok(event) = serde_json::from_value(value) {
-                                lines.extend(watcher.event(event, Instant::now()));
-                            }
-                        }
-                        Err(StreamEnd::Quiet) => {}
-                        Err(StreamEnd::Closed) => break,
-                    }
-                    if !lines.is_empty() {
-                        let mut log = this.watch_log.lock();
-                        lines.into_iter().for_each(|l| log.push(l));
-                        drop(log);
-                        notify();
-                    }
-                }
+                body(&|| stop.load(Ordering::SeqCst) || closing.load(Ordering::SeqCst));
                 let mut live = this.live.lock();
-                if live.get(uri).is_some_and(|s| Arc::ptr_eq(s, &stop)) {
-                    live.remove(uri);
+                if live.get(&uri).is_some_and(|s| Arc::ptr_eq(s, &stop)) {
+                    live.remove(&uri);
                 }
             })
             .map_err(|e| {
