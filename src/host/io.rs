@@ -3,7 +3,9 @@
 //!
 //! Per readiness event the loop reads at most [`READ_CHUNK`] bytes of one session and parses
 //! them under that session's lock (a few hundred microseconds), so a flooding session shares
-//! the loop fairly and a request never waits long for a session's lock. Pending input is
+//! the loop fairly and a request never waits long for a session's lock. During a flood the
+//! pump holds output back and parses it in batches ([`Pump::offer`]), which lets the emulator
+//! skip what scrolls out unseen. Pending input is
 //! written when the PTY has room ([`Core::flush`]) and any quiet gap between writes has passed
 //! ([`Core::input_due`]); a program's exit arrives on its pidfd.
 //! Timers (synchronized-output deadlines, the drain after an exit) come from each session's
@@ -298,13 +300,20 @@ impl Entry {
                 let bytes = &buf[..n];
                 let parsed = self.guarded(|pump, g| {
                     test_panic_on_output(bytes);
+                    let now = Instant::now();
                     if let Some(cast) = &mut g.cast {
-                        cast.output(Instant::now(), bytes);
+                        cast.output(now, bytes);
                     }
-                    let answers = pump.output(&mut g.emulator, bytes);
+                    // Held back during a flood: parsed by a later read or tick.
+                    let answers = pump.offer(&mut g.emulator, bytes, now)?;
                     g.bump();
-                    answers
+                    Some(answers)
                 });
+                let parsed = match parsed {
+                    Some(None) => return,
+                    Some(Some(answers)) => Some(answers),
+                    None => None,
+                };
                 match parsed {
                     Some(answers) if !answers.is_empty() => {
                         // In order with pending input, or at once during a quiet gap.
@@ -397,10 +406,15 @@ impl Entry {
             } else if t.screen_changed {
                 g.bump();
             }
-            t.finished
+            t
         });
         let finished = match ticked {
-            Some(finished) => finished,
+            Some(t) => {
+                if !t.answers.is_empty() {
+                    self.core.answer(t.answers);
+                }
+                t.finished
+            }
             None => {
                 // The emulator failed (now or before): it is left alone, and only the end of
                 // the output is still to come.

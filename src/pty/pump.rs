@@ -7,6 +7,13 @@
 //!   after an unterminated frame still shows (DESIGN: "the pump must call `stop_sync()`").
 //! - After the program exits, its output is complete at end-of-file of the PTY, or after
 //!   [`EXIT_DRAIN`] at the latest: background children can hold the PTY open for ever.
+//! - During a flood (at least [`FLOOD_BYTES`] within a [`FLOOD_WINDOW`], and while each
+//!   window keeps that rate) output is held back and parsed in batches ([`Pump::offer`]): when
+//!   a batch holds [`HOLD_BATCHES`] times the lines the emulator's fast-forward must leave
+//!   (`Emulator::fast_forward_keep`), or its oldest byte is [`HOLD_MAX_AGE`] old. Most of such a
+//!   batch is skipped as bound to scroll out unseen (`term::flood`), so reading keeps up with
+//!   the program; the screen lags its output by at most [`HOLD_MAX_AGE`] while the flood
+//!   lasts. Outside floods output is parsed as it is read.
 //!
 //! The pump is a state machine that takes the time as an argument; the owner does the I/O and
 //! decides where screens go (a local emulator, or one under a session's lock).
@@ -25,21 +32,83 @@ pub const EXIT_DRAIN: Duration = Duration::from_millis(200);
 /// Most bytes read from a PTY at once (and so parsed under one lock by a host session).
 pub const READ_CHUNK: usize = 64 * 1024;
 
+/// Output read within one [`FLOOD_WINDOW`] that makes a flood (5 MB/s): from then on, and
+/// through every following window that reads as much, output is held back and parsed in
+/// batches.
+pub const FLOOD_BYTES: usize = 256 * 1024;
+
+/// The window [`FLOOD_BYTES`] is counted in.
+pub const FLOOD_WINDOW: Duration = Duration::from_millis(50);
+
+/// Held-back output is parsed when its oldest byte is this old at the latest (the screen's
+/// lag during a flood).
+pub const HOLD_MAX_AGE: Duration = Duration::from_millis(100);
+
+/// Held-back output is parsed once it holds this many times the lines the fast-forward must
+/// leave: then all but about 1 in this many lines are skipped.
+pub const HOLD_BATCHES: usize = 8;
+
+/// Most bytes held back at once: more are parsed at once.
+pub const HOLD_MAX_BYTES: usize = 16 * 1024 * 1024;
+
 /// The pump's state for one program.
 #[derive(Debug, Default)]
 pub struct Pump {
     exit: Option<Exit>,
     exited_at: Option<Instant>,
     eof: bool,
+    flood: Flood,
+}
+
+/// Flood detection and the output held back during one.
+#[derive(Debug, Default)]
+struct Flood {
+    /// When the current counting window began, and the bytes read in it.
+    window: Option<(Instant, usize)>,
+    /// Whether output is being held back (a flood is on).
+    on: bool,
+    held: Vec<u8>,
+    /// Line feeds in `held`.
+    held_lines: usize,
+    /// When the oldest held byte was read.
+    held_since: Option<Instant>,
+}
+
+impl Flood {
+    /// When the held output must be parsed (`None`: nothing held).
+    fn due(&self) -> Option<Instant> {
+        Some(self.held_since? + HOLD_MAX_AGE)
+    }
+
+    /// Counts `len` bytes read at `now`; returns whether a flood is on.
+    fn count(&mut self, len: usize, now: Instant) -> bool {
+        match self.window {
+            Some((start, count)) if now < start + FLOOD_WINDOW => {
+                self.window = Some((start, count + len));
+            }
+            Some((start, count)) => {
+                // A new window: the flood goes on if the last one (just before) had its rate.
+                let adjacent = now < start + FLOOD_WINDOW * 2;
+                self.on = adjacent && count >= FLOOD_BYTES;
+                self.window = Some((now, len));
+            }
+            None => self.window = Some((now, len)),
+        }
+        self.on |= self.window.is_some_and(|(_, count)| count >= FLOOD_BYTES);
+        self.on
+    }
 }
 
 /// What [`Pump::tick`] did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Tick {
-    /// A synchronized frame was force-ended: the screen changed.
+    /// A synchronized frame was force-ended, or held-back output was parsed: the screen changed.
     pub screen_changed: bool,
     /// The program's output became complete at this tick (see [`Pump::finished`]).
     pub finished: bool,
+    /// The emulator's answers to queries in held-back output parsed at this tick, to be
+    /// written to the PTY (empty when none).
+    pub answers: Vec<u8>,
 }
 
 impl Pump {
@@ -53,6 +122,76 @@ impl Pump {
     pub fn output(&mut self, emulator: &mut Emulator, bytes: &[u8]) -> Vec<u8> {
         emulator.advance(bytes);
         emulator.take_replies()
+    }
+
+    /// Takes `bytes` of output read at `now`: parses them (with any held before) and returns
+    /// the emulator's answers, or holds them back during a flood and returns `None` (see the
+    /// module documentation; [`Pump::deadline`] says when they are due, [`Pump::tick`] parses
+    /// them then).
+    pub fn offer(
+        &mut self,
+        emulator: &mut Emulator,
+        bytes: &[u8],
+        now: Instant,
+    ) -> Option<Vec<u8>> {
+        let f = &mut self.flood;
+        let on = f.count(bytes.len(), now);
+        if !on && f.held.is_empty() {
+            return Some(self.output(emulator, bytes));
+        }
+        f.held.extend_from_slice(bytes);
+        f.held_lines += memchr::memchr_iter(b'\n', bytes).count();
+        f.held_since.get_or_insert(now);
+        if !on {
+            return Some(self.flush(emulator));
+        }
+        let old = f.held_since.is_some_and(|t| now >= t + HOLD_MAX_AGE);
+        let lines = f.held_lines >= emulator.fast_forward_keep() * HOLD_BATCHES;
+        if old || lines || f.held.len() >= HOLD_MAX_BYTES {
+            return Some(self.flush_lines(emulator, now));
+        }
+        None
+    }
+
+    /// Parses the output held back (if any) and returns the answers.
+    pub fn flush(&mut self, emulator: &mut Emulator) -> Vec<u8> {
+        let f = &mut self.flood;
+        f.held_since = None;
+        f.held_lines = 0;
+        if f.held.is_empty() {
+            return Vec::new();
+        }
+        let held = std::mem::take(&mut f.held);
+        let answers = self.output(emulator, &held);
+        // The buffer is kept for the next batch unless it grew large.
+        if held.capacity() <= READ_CHUNK * 4 {
+            let mut held = held;
+            held.clear();
+            self.flood.held = held;
+        }
+        answers
+    }
+
+    /// Parses the held output up to its last line feed and keeps the rest held (as read at
+    /// `now`): the flood goes on, and the next batch then starts at a line's start, where the
+    /// parser is in its ground state and the emulator may skip (`term::flood`).
+    fn flush_lines(&mut self, emulator: &mut Emulator, now: Instant) -> Vec<u8> {
+        let f = &mut self.flood;
+        let Some(last) = memchr::memrchr(b'\n', &f.held) else {
+            return self.flush(emulator);
+        };
+        let tail = f.held.split_off(last + 1);
+        let answers = self.flush(emulator);
+        if !tail.is_empty() {
+            self.flood.held.extend_from_slice(&tail);
+            self.flood.held_since = Some(now);
+        }
+        answers
+    }
+
+    /// Whether output is held back now.
+    pub fn holding(&self) -> bool {
+        !self.flood.held.is_empty()
     }
 
     /// The PTY reported end-of-file (or `EIO`: every slave descriptor is closed).
@@ -84,24 +223,38 @@ impl Pump {
         self.exit.is_some() && (self.eof || self.exited_at.is_some_and(|t| now >= t + EXIT_DRAIN))
     }
 
-    /// When [`Pump::tick`] must run next: the open synchronized frame's deadline, or the end
-    /// of the drain after an exit (`None`: nothing is due).
+    /// When [`Pump::tick`] must run next: the open synchronized frame's deadline, the end of
+    /// the drain after an exit, or when held-back output is due (`None`: nothing is due).
     pub fn deadline(&self, emulator: &Emulator) -> Option<Instant> {
         let drain = match (self.exited_at, self.eof) {
             (Some(t), false) => Some(t + EXIT_DRAIN),
             _ => None,
         };
-        match (emulator.sync_deadline(), drain) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [emulator.sync_deadline(), drain, self.flood.due()]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
-    /// Does what is due at `now`: force-ends an expired synchronized frame; once the output is
-    /// complete, ends any frame still open (the final screen is never half drawn).
+    /// Does what is due at `now`: parses held-back output that is due (or all of it once the
+    /// program exited or the PTY closed), force-ends an expired synchronized frame; once the
+    /// output is complete, ends any frame still open (the final screen is never half drawn).
     /// `was_finished` is [`Pump::finished`] as the owner last saw it.
     pub fn tick(&mut self, emulator: &mut Emulator, now: Instant, was_finished: bool) -> Tick {
         let mut screen_changed = false;
+        let mut answers = Vec::new();
+        let ended = self.eof || self.exit.is_some();
+        if ended && self.holding() {
+            answers = self.flush(emulator);
+            screen_changed = true;
+        } else if self.flood.due().is_some_and(|d| d <= now) {
+            answers = if self.flood.on {
+                self.flush_lines(emulator, now)
+            } else {
+                self.flush(emulator)
+            };
+            screen_changed = true;
+        }
         if emulator.sync_deadline().is_some_and(|d| d <= now) {
             emulator.expire_sync();
             screen_changed = true;
@@ -114,6 +267,7 @@ impl Pump {
         Tick {
             screen_changed,
             finished,
+            answers,
         }
     }
 }
@@ -180,7 +334,7 @@ pub enum Ended {
 /// 10 ms). Returns how it ended; the pump holds the exit.
 ///
 /// `tap`, when given, sees every chunk of output as it is read, with the time it was read
-/// (a capture's recording); without it the still-picture path reads no clock per chunk.
+/// (a capture's recording).
 pub fn run_blocking(
     pump: &mut Pump,
     emulator: &mut Emulator,
@@ -200,7 +354,8 @@ pub fn run_blocking(
                 pump.exited(e, now);
             }
         }
-        pump.tick(emulator, now, false);
+        let tick = pump.tick(emulator, now, false);
+        write_all_blocking(fd, &tick.answers);
         if pump.finished(now) {
             return Ended::Finished;
         }
@@ -208,6 +363,7 @@ pub fn run_blocking(
             return Ended::EndOfOutput;
         }
         if deadline.is_some_and(|d| now >= d) {
+            pump.flush(emulator);
             return Ended::TimedOut;
         }
         let mut until = [pump.deadline(emulator), deadline]
@@ -251,11 +407,13 @@ fn drain(
             }
             Ok(None) => return,
             Ok(Some(n)) => {
+                let now = Instant::now();
                 if let Some(tap) = tap {
-                    tap(Instant::now(), &buf[..n]);
+                    tap(now, &buf[..n]);
                 }
-                let answers = pump.output(emulator, &buf[..n]);
-                write_all_blocking(fd, &answers);
+                if let Some(answers) = pump.offer(emulator, &buf[..n], now) {
+                    write_all_blocking(fd, &answers);
+                }
             }
         }
     }
@@ -333,6 +491,97 @@ mod tests {
         let due = p.deadline(&em).expect("a sync deadline");
         assert!(p.tick(&mut em, due, false).screen_changed);
         assert!(em.row_text(0).contains("frame"));
+    }
+
+    /// A 4 KiB piece of a log: 64 lines.
+    fn piece(n: usize) -> Vec<u8> {
+        (0..64)
+            .flat_map(|i| format!("line {n:05}-{i:02} {}\r\n", "x".repeat(52)).into_bytes())
+            .collect()
+    }
+
+    #[test]
+    fn output_is_parsed_at_once_until_a_flood_then_held_until_the_flood_ends() {
+        let mut em = Emulator::new(80, 5);
+        let mut p = Pump::new();
+        let t0 = Instant::now();
+        let pieces = FLOOD_BYTES.div_ceil(piece(0).len());
+        for n in 0..pieces - 1 {
+            assert!(
+                p.offer(&mut em, &piece(n), t0).is_some(),
+                "piece {n} parsed at once"
+            );
+        }
+        // The flood threshold is reached within the window: from here output is held.
+        let _ = p.offer(&mut em, &piece(pieces - 1), t0);
+        let t1 = t0 + Duration::from_millis(1);
+        assert_eq!(p.offer(&mut em, &piece(pieces), t1), None, "held");
+        assert!(p.holding());
+        assert!(!em.row_text(4).contains(&format!("line {pieces:05}")));
+        assert_eq!(p.deadline(&em), Some(t0 + HOLD_MAX_AGE), "due by its age");
+        let tick = p.tick(&mut em, t0 + HOLD_MAX_AGE, false);
+        assert!(tick.screen_changed);
+        assert!(!p.holding());
+        assert!(
+            em.row_text(3).contains(&format!("line {pieces:05}-63")),
+            "{}",
+            em.row_text(3)
+        );
+        // The next window read as much: the flood goes on.
+        let t2 = t0 + FLOOD_WINDOW + Duration::from_millis(1);
+        assert_eq!(p.offer(&mut em, b"more", t2), None, "still a flood");
+        // A quiet window ends it (what was held is parsed first, in order).
+        let t3 = t2 + FLOOD_WINDOW + Duration::from_millis(1);
+        assert!(
+            p.offer(&mut em, b" and the prompt$ ", t3).is_some(),
+            "parsed at once"
+        );
+        assert!(!p.holding());
+        assert!(
+            em.row_text(4).starts_with("more and the prompt$"),
+            "{}",
+            em.row_text(4)
+        );
+        // After a pause longer than a window, output is parsed at once too.
+        let t4 = t3 + FLOOD_WINDOW * 3;
+        assert!(p.offer(&mut em, b"x", t4).is_some());
+    }
+
+    #[test]
+    fn held_output_is_parsed_by_its_age_at_the_latest_and_its_queries_answered() {
+        let mut em = Emulator::new(80, 5);
+        let mut p = Pump::new();
+        let t0 = Instant::now();
+        let _ = p.offer(&mut em, &vec![b'x'; FLOOD_BYTES], t0);
+        let step = Duration::from_millis(1);
+        let mut t = t0;
+        let mut held = 0;
+        // Output never pauses: a batch is parsed when its oldest byte is HOLD_MAX_AGE old.
+        while t < t0 + HOLD_MAX_AGE * 2 {
+            t += step;
+            match p.offer(&mut em, b"\x1b[5n more\r\n", t) {
+                None => held += 1,
+                Some(answers) => {
+                    assert_eq!(t, t0 + HOLD_MAX_AGE, "parsed at {:?}", t - t0);
+                    assert_eq!(answers, b"\x1b[0n".repeat(held + 1), "every query answered");
+                    return;
+                }
+            }
+        }
+        panic!("never parsed");
+    }
+
+    #[test]
+    fn held_output_is_parsed_when_the_program_exits() {
+        let mut em = Emulator::new(80, 5);
+        let mut p = Pump::new();
+        let t0 = Instant::now();
+        let _ = p.offer(&mut em, &vec![b'x'; FLOOD_BYTES], t0);
+        assert_eq!(p.offer(&mut em, b"\r\nlast words", t0), None);
+        p.exited(exit0(), t0);
+        p.tick(&mut em, t0, false);
+        assert!(!p.holding());
+        assert!(em.row_text(4).contains("last words"));
     }
 
     #[test]

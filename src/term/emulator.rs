@@ -13,6 +13,7 @@ use alacritty_terminal::vte::ansi::{
     self, CursorShape as TermCursorShape, NamedColor, Processor, Timeout,
 };
 
+use super::flood;
 use super::guard::{self, CursorRow, Guarded, WidthPolicy, MAX_SIZE};
 use super::screen::{
     xterm_256, Cell, Color, Cursor, CursorShape, Link, Modes, Rgb, Screen, Underline,
@@ -220,6 +221,10 @@ pub struct Emulator {
     status_reports: u64,
     line_feeds: u64,
     progress: Option<(u64, u8)>,
+    /// Whether the parser is surely in its ground state (no sequence open) after the output so
+    /// far ([`flood::ends_in_ground`]); a fast-forward needs it.
+    ground: bool,
+    fast_forwarded: u64,
 }
 
 impl Emulator {
@@ -264,6 +269,8 @@ impl Emulator {
             line_feeds: 0,
             status_reports: 0,
             progress: None,
+            ground: true,
+            fast_forwarded: 0,
         }
     }
 
@@ -311,8 +318,71 @@ impl Emulator {
     /// the bytes before such a sequence are parsed and answered first, so replies keep the
     /// order of the queries (a program probing OSC 7501 then DA1 gets the answers in that
     /// order).
+    ///
+    /// Output bound to scroll out of the scrollback unseen is not emulated (see
+    /// [`super::flood`]): the screen, scrollback, pen and replies come out as if it were.
     pub fn advance(&mut self, bytes: &[u8]) {
-        self.line_feeds += memchr::memchr_iter(b'\n', bytes).count() as u64;
+        let mut feeds = memchr::memchr_iter(b'\n', bytes).count();
+        self.line_feeds += feeds as u64;
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            let keep = self.fast_forward_keep();
+            if feeds <= keep || rest.len() < flood::MIN_SKIP || !self.may_fast_forward() {
+                self.advance_parsed(rest);
+                self.ground = flood::ends_in_ground(self.ground, rest);
+                return;
+            }
+            let scan = flood::plan(rest, keep);
+            let from = match &scan.skip {
+                Some(skip) => {
+                    self.fast_forwarded += skip.cut as u64;
+                    self.advance_parsed(&skip.stand_in(self.rows()));
+                    skip.cut
+                }
+                None => 0,
+            };
+            // Emulated: from the cut through the line of the barrier (after a skip), else a
+            // stretch more, so that a barrier on every line costs few rounds.
+            let past = if scan.skip.is_some() {
+                0
+            } else {
+                flood::MIN_SKIP / 4
+            };
+            let upto = (scan.plain + past).min(rest.len());
+            let upto = memchr::memchr(b'\n', &rest[upto..]).map_or(rest.len(), |p| upto + p + 1);
+            let part = &rest[from..upto];
+            self.advance_parsed(part);
+            // The parser was in its ground state at `from` (after the stand-in, or as checked).
+            self.ground = flood::ends_in_ground(true, part);
+            feeds -= memchr::memchr_iter(b'\n', &rest[..upto]).count();
+            rest = &rest[upto..];
+        }
+    }
+
+    /// Whether the terminal is where a fast-forward cannot show: parser in its ground state,
+    /// primary screen, scroll region the whole screen, no synchronized frame open.
+    fn may_fast_forward(&self) -> bool {
+        self.ground
+            && self.region == (0..self.rows() as i32)
+            && !self.term.mode().contains(TermMode::ALT_SCREEN)
+            && self.sync_deadline().is_none()
+    }
+
+    /// How many line feeds of plain output must follow a stretch for the fast-forward to skip
+    /// it ([`super::flood`]): the screen's rows, the scrollback's, and a margin. A batch of
+    /// output with many times this many lines is mostly skipped.
+    pub fn fast_forward_keep(&self) -> usize {
+        self.rows() + self.scrollback_limit() + flood::MARGIN_ROWS
+    }
+
+    /// Bytes of output so far that were not emulated because they scrolled out of the
+    /// scrollback unseen ([`super::flood`]).
+    pub fn fast_forwarded(&self) -> u64 {
+        self.fast_forwarded
+    }
+
+    /// [`Emulator::advance`] without the fast-forward: every byte is parsed.
+    fn advance_parsed(&mut self, bytes: &[u8]) {
         let mut from = 0;
         for (end, found) in self.sniffer.scan(bytes) {
             let end = end.max(from);

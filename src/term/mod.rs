@@ -4,6 +4,7 @@
 pub mod ansi;
 pub mod cluster;
 mod emulator;
+mod flood;
 mod guard;
 pub mod keys;
 mod screen;
