@@ -239,7 +239,9 @@ pub fn builtins() -> Vec<AgentDef> {
             name: "gemini".into(),
             command: "gemini".into(),
             hooks: Dialect::Gemini,
-            ready: Some(r"(?m)^[│|\s]*>(\s|$)".into()),
+            // Gemini CLI 0.61.0: the empty prompt box (its placeholder) under the `? for
+            // shortcuts` hint; never the answered trust dialog it restarts below.
+            ready: Some(r"(?ms)\? for shortcuts.*^[│|\s]*>\s+Type your message".into()),
             title_rules: gemini_titles,
             // Gemini CLI 0.61.0: `~/.gemini/tmp/<project>/chats/session-<date>-<id>.jsonl`.
             transcript: Some("{home}/.gemini/tmp/*/chats/session-*.jsonl".into()),
@@ -465,9 +467,14 @@ pub fn envelope(caller_link: &str, caller_title: &str, prompt: &str) -> String {
     )
 }
 
+/// Most rows of text (frame rows aside) below a dialog's options: more, and the dialog is
+/// history with the agent's next screen under it (see [`dialog_question`]).
+pub const MAX_ROWS_BELOW_DIALOG: usize = 5;
+
 /// A numbered-choice dialog on the screen (a folder-trust, API-key or permission question):
 /// consecutive option rows numbered from `1.` (or `1)`), at least two, with a pointer
-/// (`❯ › > ● ▶ →`) on any one of them: Claude Code's API-key dialog rests on option 2, Gemini
+/// (`❯ › > ● ▶ →`) on any one of them, the last such block on screen and at most
+/// [`MAX_ROWS_BELOW_DIALOG`] rows of text under it: Claude Code's API-key dialog rests on option 2, Gemini
 /// CLI points with `●` (shared/notes/agents.md, "Seen on the real programs"). Returns the
 /// question, whole: the paragraph (rows up to the next blank row, wrapped rows joined by a
 /// space) holding the nearest row above the options that ends a sentence with `?`, else the
@@ -486,16 +493,17 @@ pub fn dialog_question(screen: &str) -> Option<String> {
         })
     };
     let rows: Vec<&str> = screen.lines().collect();
-    // The first block of options 1, 2, … (rows between them may wrap an option's text) with a
-    // pointer on one of them.
-    let mut first = None;
+    let frame = |c: char| c.is_whitespace() || "│|╭╮╰╯─╌▄▀".contains(c);
+    // The last block of options 1, 2, … (rows between them may wrap an option's text) with a
+    // pointer on one of them: (its first row, its last option row).
+    let mut last = None;
     let mut i = 0;
     while i < rows.len() {
-        if parse(rows[i]) != Some((1, false)) && parse(rows[i]) != Some((1, true)) {
+        let Some((1, pointed)) = parse(rows[i]) else {
             i += 1;
             continue;
-        }
-        let (mut want, mut pointed, mut gap) = (2, parse(rows[i]) == Some((1, true)), 0);
+        };
+        let (mut want, mut pointed, mut gap, mut end) = (2, pointed, 0, i);
         let mut j = i + 1;
         while j < rows.len() && gap <= 2 {
             match parse(rows[j]) {
@@ -503,6 +511,7 @@ pub fn dialog_question(screen: &str) -> Option<String> {
                     want += 1;
                     pointed |= p;
                     gap = 0;
+                    end = j;
                 }
                 Some(_) => break,
                 None => gap += 1,
@@ -510,13 +519,22 @@ pub fn dialog_question(screen: &str) -> Option<String> {
             j += 1;
         }
         if want > 2 && pointed {
-            first = Some(i);
-            break;
+            last = Some((i, end));
         }
-        i += 1;
+        i = end + 1;
     }
-    let i = first?;
-    let frame = |c: char| c.is_whitespace() || "│|╭╮╰╯─╌".contains(c);
+    let (i, end) = last?;
+    // A dialog that has focus is the bottom of the screen: below its options at most a few
+    // rows of hints (`Enter to confirm · Esc to cancel`, a link). An answered one the agent
+    // left behind with its next screen drawn under it (Gemini CLI restarts below its trust
+    // dialog) is history, not a question.
+    let below = rows[end + 1..]
+        .iter()
+        .filter(|r| !r.trim_matches(frame).is_empty())
+        .count();
+    if below > MAX_ROWS_BELOW_DIALOG {
+        return None;
+    }
     let above: Vec<&str> = rows[..i].iter().map(|r| r.trim_matches(frame)).collect();
     // The paragraph around row `k`: non-blank rows, at most 6 on either side.
     let paragraph = |k: usize| {
@@ -587,7 +605,12 @@ mod tests {
 
     /// The screen text and title after `bytes` (a program's real output, recorded at 100×30).
     fn replay(bytes: &[u8]) -> (String, Option<String>) {
-        let mut e = crate::term::Emulator::new(100, 30);
+        replay_at(bytes, 30)
+    }
+
+    /// [`replay`] into a terminal 100 columns wide and `rows` high.
+    fn replay_at(bytes: &[u8], rows: usize) -> (String, Option<String>) {
+        let mut e = crate::term::Emulator::new(100, rows);
         e.advance(bytes);
         (e.snapshot().text(), e.title().map(str::to_string))
     }
@@ -682,6 +705,22 @@ mod tests {
             title_state("gemini", &title.unwrap()),
             Some(Status::Working)
         );
+        // Answered, the trust dialog stays while Gemini restarts (a dialog still: the answer's
+        // grace covers it); restarted, its new screen is drawn below the old dialog, which is
+        // history then (recorded at 100×40, where the old dialog is still on screen).
+        let answered = replay_at(gemini!("trust-answered"), 40).0;
+        assert_eq!(
+            dialog_question(&answered).unwrap(),
+            "Do you trust the files in this folder?"
+        );
+        let restarted = replay_at(gemini!("restarted"), 40).0;
+        assert!(restarted.contains("● 1. Trust folder"), "{restarted}");
+        assert_eq!(dialog_question(&restarted), None, "{restarted}");
+        // Ready: the empty prompt box under its hint; never the dialogs or the restart.
+        let gemini = builtins().into_iter().find(|a| a.name == "gemini").unwrap();
+        let ready = regex::Regex::new(gemini.ready.as_deref().unwrap()).unwrap();
+        assert!(ready.is_match(&idle) && ready.is_match(&restarted));
+        assert!(!ready.is_match(&trust) && !ready.is_match(&auth) && !ready.is_match(&answered));
     }
 
     #[test]

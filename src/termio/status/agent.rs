@@ -881,7 +881,20 @@ impl Track {
         if !self.title_rules.is_empty() {
             let title = seen.title.as_deref().unwrap_or("");
             let hit = self.title_rules.iter().find(|(re, _)| re.is_match(title));
+            let after_turn = self
+                .title
+                .as_ref()
+                .is_some_and(|s| matches!(s.status, Status::Working | Status::Done));
             let said = match hit {
+                // An idle title after a working one: the turn ended (Gemini CLI's `◇ Ready`
+                // after `✦ Working…`, Claude Code's `✳` after its spinner), done until the
+                // title says something else.
+                Some((re, Status::Idle)) if after_turn => Some(Said {
+                    status: Status::Done,
+                    reason: format!("title rule {} after working", re.as_str()),
+                    message: None,
+                    at: now,
+                }),
                 Some((re, st)) => Some(Said {
                     status: *st,
                     reason: format!("title rule {}", re.as_str()),
@@ -1533,6 +1546,21 @@ mod tests {
                     (0, Title("✳ Claude"), Some((Idle, "title rule ^✳"))),
                     (100, Title("⠋ Working"), Some((Working, "title rule ^[⠋⠙⠹]"))),
                     (200, Title("Claude"), Some((Done, "title no longer working"))),
+                ],
+            },
+            Script {
+                name: "an idle title after a working one is done, until the title moves on",
+                def: AgentDef {
+                    title_rules: vec![rule("Working", Working), rule("Ready", Idle)],
+                    ..def()
+                },
+                spawned: false,
+                steps: vec![
+                    (0, Title("◇ Ready"), Some((Idle, "title rule Ready"))),
+                    (100, Title("✦ Working…"), Some((Working, "title rule Working"))),
+                    (200, Title("◇ Ready"), Some((Done, "title rule Ready after working"))),
+                    (300, Look, Some((Done, "title rule Ready after working"))),
+                    (400, Title("✦ Working…"), Some((Working, "title rule Working"))),
                 ],
             },
             Script {
