@@ -374,3 +374,153 @@ fn gemini_scenario(bin: &Path) {
         "{posts:?}"
     );
 }
+
+/// Codex's app-server daemon (it outlives the TUI; hooks and `notify` run in it), stopped on
+/// drop: `codex app-server daemon stop`, then its recorded pids.
+struct CodexDaemon {
+    bin: PathBuf,
+    home: PathBuf,
+}
+
+impl Drop for CodexDaemon {
+    fn drop(&mut self) {
+        let _ = Command::new(self.bin.join("codex"))
+            .args(["app-server", "daemon", "stop"])
+            .env("CODEX_HOME", &self.home)
+            .env("HOME", self.home.parent().unwrap())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+        for f in ["daemon.pid", "daemon-updater.pid"] {
+            let pid = std::fs::read_to_string(self.home.join("app-server-daemon").join(f))
+                .ok()
+                .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+                .and_then(|v| v["pid"].as_i64());
+            if let Some(pid) = pid.filter(|p| *p > 1) {
+                // Gone already after the stop, as a rule.
+                let _ = Command::new("kill")
+                    .args(["-KILL", &pid.to_string()])
+                    .stderr(Stdio::null())
+                    .status();
+            }
+        }
+    }
+}
+
+/// A world for Codex: the npm folder first on `PATH`, a `model_provider` pointed at the mock's
+/// Responses API in `~/.codex/config.toml`, and termio's hooks and `notify` installed by the
+/// real installer. Each project folder is a git repository (Codex asks to trust those).
+fn codex_world(bin: &Path, mock: &Mock) -> (World, CodexDaemon) {
+    let w = World::new()
+        .with("PATH", &agent_path(bin))
+        .with("OPENAI_API_KEY", "sk-mock-openai-key");
+    let home = w.root().join("home");
+    let codex = home.join(".codex");
+    std::fs::create_dir_all(&codex).unwrap();
+    std::fs::write(
+        codex.join("config.toml"),
+        format!(
+            "model = \"gpt-5.1-codex\"\nmodel_provider = \"mock\"\n\n\
+             [model_providers.mock]\nname = \"mock\"\nbase_url = \"{}/v1\"\n\
+             wire_api = \"responses\"\nenv_key = \"OPENAI_API_KEY\"\n",
+            mock.url()
+        ),
+    )
+    .unwrap();
+    let (v, code) = w.run(&home, &["hooks", "install", "--agent", "codex", "--json"]);
+    assert_eq!(code, 0, "hooks install: {v}");
+    let daemon = CodexDaemon {
+        bin: bin.to_path_buf(),
+        home: codex,
+    };
+    (w, daemon)
+}
+
+/// A project folder that is a git repository.
+fn git_folder(w: &World, name: &str) -> PathBuf {
+    let p = w.folder(name);
+    let ok = Command::new("git")
+        .args(["init", "-q", "."])
+        .current_dir(&p)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "git init in {}", p.display());
+    p
+}
+
+/// Codex: its folder-trust dialog (pointer `›`, a digit only moves the pointer: the answer
+/// takes a Return) and its "Hooks need review" dialog are needs-you; answered, the queued
+/// prompt is delivered once and the turn settles done by its hooks, with the reply in the
+/// transcript range; `termio hooks status` said the hooks need Codex's trust until then.
+#[test]
+fn codex_trust_and_hooks_dialogs_then_a_turn() {
+    let Some(bin) = agent_bin("codex") else {
+        return;
+    };
+    with_one_retry(|| codex_scenario(&bin));
+}
+
+fn codex_scenario(bin: &Path) {
+    let dir = common::tempdir();
+    let mock = Mock::start(dir.path());
+    let (w, _daemon) = codex_world(bin, &mock);
+    let p = git_folder(&w, "proj");
+
+    let v = w.ok(
+        &p,
+        &[
+            "spawn",
+            "say hello",
+            "--agent",
+            "codex",
+            "--wait",
+            "--timeout",
+            "60000",
+        ],
+    );
+    assert_status(&w, &p, &v, "needs-you");
+    let link = v["target"].as_str().unwrap().to_string();
+    let question = v["prompt"].as_str().unwrap_or_default();
+    assert!(question.starts_with("Trust this folder?"), "{v}");
+
+    // Trusted: the hooks dialog next (new hooks need the user's trust in Codex).
+    let v = send_wait(&w, &p, &link, "1");
+    assert_status(&w, &p, &v, "needs-you");
+    let question = v["prompt"].as_str().unwrap_or_default();
+    assert!(question.contains("hooks are new or changed"), "{v}");
+
+    // "Trust all and continue": the queued prompt is delivered and settles done.
+    let v = send_wait(&w, &p, &link, "2");
+    assert_status(&w, &p, &v, "done");
+    let range = transcript_range(&v);
+    let said = |l: &Value| l.to_string().contains("MOCK REPLY: olleh yas");
+    assert!(range.iter().any(said), "{range:?}");
+    let e = w.entry(&p, &link);
+    assert!(
+        e["reason"].as_str().unwrap_or_default().starts_with("hook"),
+        "{e}"
+    );
+
+    // A second turn.
+    let v = send_wait(&w, &p, &link, "again");
+    assert_status(&w, &p, &v, "done");
+    let range = transcript_range(&v);
+    assert!(
+        range
+            .iter()
+            .any(|l| l.to_string().contains("MOCK REPLY: niaga")),
+        "{range:?}"
+    );
+    let posts: Vec<Value> = mock
+        .requests()
+        .into_iter()
+        .filter(|r| r["method"] == "POST")
+        .collect();
+    assert!(
+        posts
+            .iter()
+            .all(|r| r["path"].as_str().unwrap().ends_with("/responses")),
+        "{posts:?}"
+    );
+}

@@ -16,6 +16,7 @@
 //!     args: ["--fast"]
 //!     hooks: claude           # hook dialect: claude | codex | cursor | gemini | none
 //!     ready: '(?m)^❯ '        # the screen shows the prompt box (a regex)
+//!     starting: 'Loading…'    # while this shows, it does not take input yet (optional)
 //!     quiet_ms: 150           # gap between the typed prompt and its Return, ms
 //!     dialogs: true           # a numbered-choice dialog on screen means needs-you
 //!     title_rules: [{match: '^[⠀-⣿]', state: working}]
@@ -88,6 +89,10 @@ pub struct AgentDef {
     /// A regex on the screen text that holds once the agent shows its prompt box; `None`: the
     /// screen has been still for a second.
     pub ready: Option<String>,
+    /// A regex on the screen text that, while it matches, means the agent does not take input
+    /// yet even though its prompt box shows (a start-up notice such as Codex's `Waiting for
+    /// startup`): nothing is typed meanwhile.
+    pub starting: Option<String>,
     /// Gap between the typed prompt and the submitting Return, ms.
     pub quiet_ms: u64,
     /// Whether a numbered-choice dialog on screen (`❯ 1. …` then `2. …`) means `needs-you`,
@@ -109,6 +114,7 @@ impl Default for AgentDef {
             args: Vec::new(),
             hooks: Dialect::None,
             ready: None,
+            starting: None,
             quiet_ms: DEFAULT_QUIET_MS,
             dialogs: true,
             title_rules: Vec::new(),
@@ -139,6 +145,7 @@ impl AgentDef {
         let regexes = self
             .ready
             .iter()
+            .chain(&self.starting)
             .chain(self.title_rules.iter().map(|r| &r.pattern))
             .chain(self.screen_rules.iter().map(|r| &r.pattern));
         for r in regexes {
@@ -215,7 +222,11 @@ pub fn builtins() -> Vec<AgentDef> {
             name: "codex".into(),
             command: "codex".into(),
             hooks: Dialect::Codex,
-            ready: Some(r"(?m)^\s*›(\s|$)".into()),
+            // Codex 0.171.0: its composer (`› ` and a placeholder) over the `… · ? for
+            // shortcuts` footer; not during its intro (a bare `? for shortcuts` under its
+            // logo: a trust dialog may still come) nor while it waits for its app server.
+            ready: Some(r"(?ms)^\s*›\s.*·\s*\? for shortcuts".into()),
+            starting: Some(r"Waiting for startup|Booting MCP server|Starting MCP".into()),
             quiet_ms: 200,
             title_rules: vec![
                 Rule {
@@ -242,6 +253,7 @@ pub fn builtins() -> Vec<AgentDef> {
             // Gemini CLI 0.61.0: the empty prompt box (its placeholder) under the `? for
             // shortcuts` hint; never the answered trust dialog it restarts below.
             ready: Some(r"(?ms)\? for shortcuts.*^[│|\s]*>\s+Type your message".into()),
+            starting: Some(r"Initializing\.\.\.".into()),
             title_rules: gemini_titles,
             // Gemini CLI 0.61.0: `~/.gemini/tmp/<project>/chats/session-<date>-<id>.jsonl`.
             transcript: Some("{home}/.gemini/tmp/*/chats/session-*.jsonl".into()),
@@ -467,6 +479,20 @@ pub fn envelope(caller_link: &str, caller_title: &str, prompt: &str) -> String {
     )
 }
 
+/// An option row of a numbered-choice dialog: an optional pointer, then `1.` to `9.` (or `1)`)
+/// and text.
+fn option_regex() -> &'static regex::Regex {
+    static OPTION: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    OPTION.get_or_init(|| {
+        regex::Regex::new(r"^[│|\s]*(?:([❯›>●▶→])\s*)?([1-9])[.)]\s+\S").expect("regex")
+    })
+}
+
+/// Whether a screen row is an option row of a numbered-choice dialog (pointed at or not).
+pub fn is_option_row(row: &str) -> bool {
+    option_regex().is_match(row)
+}
+
 /// Most rows of text (frame rows aside) below a dialog's options: more, and the dialog is
 /// history with the agent's next screen under it (see [`dialog_question`]).
 pub const MAX_ROWS_BELOW_DIALOG: usize = 5;
@@ -481,10 +507,7 @@ pub const MAX_ROWS_BELOW_DIALOG: usize = 5;
 /// nearest paragraph above the options. Wording-independent on purpose (SC-13: detection must
 /// survive rewording).
 pub fn dialog_question(screen: &str) -> Option<String> {
-    static OPTION: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    let option = OPTION.get_or_init(|| {
-        regex::Regex::new(r"^[│|\s]*(?:([❯›>●▶→])\s*)?([1-9])[.)]\s+\S").expect("regex")
-    });
+    let option = option_regex();
     // (number, pointed) of a row, when it is an option row.
     let parse = |row: &str| {
         option.captures(row).map(|c| {
@@ -721,6 +744,54 @@ mod tests {
         let ready = regex::Regex::new(gemini.ready.as_deref().unwrap()).unwrap();
         assert!(ready.is_match(&idle) && ready.is_match(&restarted));
         assert!(!ready.is_match(&trust) && !ready.is_match(&auth) && !ready.is_match(&answered));
+    }
+
+    macro_rules! codex {
+        ($name:literal) => {
+            include_bytes!(concat!(
+                "../../tests/fixtures/agents/codex-0.171.0/",
+                $name,
+                ".raw"
+            ))
+        };
+    }
+
+    #[test]
+    fn codex_dialogs_recorded_from_the_real_program() {
+        let (trust, _) = replay(codex!("trust"));
+        let q = dialog_question(&trust).unwrap();
+        assert!(q.starts_with("Trust this folder? Codex can read"), "{q}");
+        assert!(q.ends_with("Your trust decision will be saved."), "{q}");
+        let (hooks, _) = replay(codex!("hooks"));
+        assert_eq!(
+            dialog_question(&hooks).unwrap(),
+            "Hooks need review 6 hooks are new or changed. Hooks can run outside the sandbox \
+             after you trust them."
+        );
+        // A digit moved the pointer to option 2: the same dialog, only option rows differ.
+        let (moved, _) = replay(codex!("hooks-pointer-2"));
+        assert_eq!(dialog_question(&moved), dialog_question(&hooks));
+        for (a, b) in hooks.lines().zip(moved.lines()).filter(|(a, b)| a != b) {
+            assert!(is_option_row(a) && is_option_row(b), "{a:?} / {b:?}");
+        }
+        // Ready: the composer over its footer; never the intro (its logo over a bare
+        // `? for shortcuts`, before the trust dialog) or a dialog.
+        let codex = builtins().into_iter().find(|a| a.name == "codex").unwrap();
+        let ready = regex::Regex::new(codex.ready.as_deref().unwrap()).unwrap();
+        let starting = regex::Regex::new(codex.starting.as_deref().unwrap()).unwrap();
+        let is_ready = |s: &str| ready.is_match(s) && !starting.is_match(s);
+        let (intro, _) = replay(codex!("intro"));
+        assert!(intro.contains("? for shortcuts"), "{intro}");
+        assert!(!is_ready(&intro), "{intro}");
+        assert!(!is_ready(&trust) && !is_ready(&hooks));
+        for name in ["idle", "done"] {
+            let (s, _) = match name {
+                "idle" => replay(codex!("idle")),
+                _ => replay(codex!("done")),
+            };
+            assert!(is_ready(&s), "{name}:\n{s}");
+            assert_eq!(dialog_question(&s), None, "{name}:\n{s}");
+        }
     }
 
     #[test]

@@ -287,6 +287,7 @@ pub struct Delivery {
 pub struct Track {
     def: AgentDef,
     ready: Option<Regex>,
+    starting: Option<Regex>,
     title_rules: Vec<(Regex, Status)>,
     screen_rules: Vec<(Regex, Status)>,
     /// When the track was made: the monotonic time and the wall-clock time then (what
@@ -373,6 +374,7 @@ impl Track {
     fn new(def: AgentDef, cwd: PathBuf, launch: Launch, now: Instant, wall: SystemTime) -> Track {
         Track {
             ready: def.ready.as_deref().and_then(|r| Regex::new(r).ok()),
+            starting: def.starting.as_deref().and_then(|r| Regex::new(r).ok()),
             title_rules: compile(&def.title_rules),
             screen_rules: compile(&def.screen_rules),
             def,
@@ -756,7 +758,10 @@ impl Track {
                 let ready_screen = match &self.ready {
                     Some(re) => re.is_match(&self.screen_text),
                     None => quiet >= READY_QUIET_FALLBACK,
-                };
+                } && !self
+                    .starting
+                    .as_ref()
+                    .is_some_and(|re| re.is_match(&self.screen_text));
                 if self.dialog.is_none()
                     && self.status != Status::NeedsYou
                     && ready_screen
@@ -927,18 +932,25 @@ impl Track {
                 let said = said.or_else(|| self.screen.clone());
                 Track::say(&mut self.screen, said);
             }
-            self.screen_question = agents::dialog_question(text);
+        }
+        // Dialogs: on a new screen, and while an answered dialog is in its grace (which may
+        // end on a screen that no longer changes).
+        if seen.text.is_some() || self.answered_dialog.is_some() {
+            self.screen_question = agents::dialog_question(&self.screen_text);
             self.dialog = if self.def.dialogs {
                 self.screen_question.clone()
             } else {
                 None
             };
             // The answered dialog may stay on screen a moment (the agent has not read the
-            // answer yet): not a new question unless it outstays the grace.
+            // answer yet): not a new question unless it outstays the grace. A dialog the
+            // answer went to before it was seen (`None`) is whichever shows first; a known
+            // one stays itself when the screen blanks between two dialogs, so the next dialog
+            // is a new question at once.
             if let Some((q, at)) = self.answered_dialog.take() {
                 let fresh = now.duration_since(at) < ANSWER_GRACE;
                 match (q, self.dialog.clone()) {
-                    (_, None) if fresh => self.answered_dialog = Some((None, at)),
+                    (q, None) if fresh => self.answered_dialog = Some((q, at)),
                     (q, Some(d)) if fresh && q.as_ref().is_none_or(|q| *q == d) => {
                         self.dialog = None;
                         self.answered_dialog = Some((Some(d), at));
