@@ -452,9 +452,11 @@ fn git_folder(w: &World, name: &str) -> PathBuf {
 /// Codex: its folder-trust dialog (pointer `›`, a digit only moves the pointer: the answer
 /// takes a Return) and its "Hooks need review" dialog are needs-you; answered, the queued
 /// prompt is delivered once and the turn settles done by its hooks, with the reply in the
-/// transcript range; `termio hooks status` said the hooks need Codex's trust until then.
+/// transcript range. Then a second Codex session beside it (one app-server daemon runs both
+/// TUIs' hooks, with the first one's environment): each session's hooks report to it, also
+/// with turns of both at once.
 #[test]
-fn codex_trust_and_hooks_dialogs_then_a_turn() {
+fn codex_dialogs_turns_and_two_sessions_each_with_its_own_hooks() {
     let Some(bin) = agent_bin("codex") else {
         return;
     };
@@ -512,6 +514,81 @@ fn codex_scenario(bin: &Path) {
             .any(|l| l.to_string().contains("MOCK REPLY: niaga")),
         "{range:?}"
     );
+
+    // A second Codex in the same folder: its TUI's hooks run in the daemon the first one
+    // started, with the first one's TERMIO_SESSION, and still report to their own session.
+    let v = w.ok(
+        &p,
+        &[
+            "spawn",
+            "second hello",
+            "--agent",
+            "codex",
+            "--wait",
+            "--timeout",
+            "60000",
+        ],
+    );
+    assert_status(&w, &p, &v, "done");
+    let second = v["target"].as_str().unwrap().to_string();
+    assert_ne!(second, link);
+    let range = transcript_range(&v);
+    assert!(
+        range
+            .iter()
+            .any(|l| l.to_string().contains("MOCK REPLY: olleh dnoces")),
+        "{range:?}"
+    );
+    let e2 = w.entry(&p, &second);
+    assert!(
+        e2["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("hook"),
+        "{e2}"
+    );
+    assert_ne!(e2["transcript"], w.entry(&p, &link)["transcript"], "{e2}");
+
+    // Both at once: each turn settles on its own reply, by its own hooks.
+    let a = w.background(
+        &p,
+        &[
+            "send",
+            &link,
+            "MOCK_SLOW alpha",
+            "--wait",
+            "--timeout",
+            "60000",
+        ],
+    );
+    let b = w.background(
+        &p,
+        &[
+            "send",
+            &second,
+            "MOCK_SLOW beta",
+            "--wait",
+            "--timeout",
+            "60000",
+        ],
+    );
+    for (child, target, reply) in [(a, &link, "ahpla"), (b, &second, "ateb")] {
+        let out = child.wait_with_output().unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        assert_status(&w, &p, &v, "done");
+        assert_eq!(v["target"], *target, "{v}");
+        let range = transcript_range(&v);
+        assert!(
+            range.iter().any(|l| l.to_string().contains(reply)),
+            "{target}: {range:?}"
+        );
+        let e = w.entry(&p, target);
+        assert!(
+            e["reason"].as_str().unwrap_or_default().starts_with("hook"),
+            "{e}"
+        );
+    }
+
     let posts: Vec<Value> = mock
         .requests()
         .into_iter()

@@ -331,6 +331,10 @@ pub struct Track {
     asked: VecDeque<(u64, Option<String>)>,
     /// When the status last became `needs-you`.
     asked_at: Option<Instant>,
+    /// The agent's own ids for this session (Codex's session/thread id, Claude Code's
+    /// `session_id`), learnt from hook reports: how a report from a hook that runs with
+    /// another session's environment finds its session ([`Track::knows`]).
+    agent_ids: Vec<String>,
 }
 
 fn compile(rules: &[agents::Rule]) -> Vec<(Regex, Status)> {
@@ -408,6 +412,7 @@ impl Track {
             last_search: None,
             asked: VecDeque::new(),
             asked_at: None,
+            agent_ids: Vec::new(),
         }
     }
 
@@ -696,6 +701,43 @@ impl Track {
         self.find_transcript(now, files);
         self.advance_turn(seen.version, seen.quiet, now, files);
         self.change_since(seq)
+    }
+
+    /// Whether `id` (an agent's session or thread id from a hook's input) is this session's:
+    /// learnt before ([`Track::learn`]), or the name of its transcript file carries it (Codex
+    /// names its rollout files by it).
+    pub fn knows(&self, id: &str) -> bool {
+        self.agent_ids.iter().any(|k| k == id)
+            || id.len() >= 8
+                && self
+                    .transcript
+                    .as_deref()
+                    .and_then(Path::file_name)
+                    .is_some_and(|f| f.to_string_lossy().contains(id))
+    }
+
+    /// Whether the session knows any agent id yet.
+    pub fn knows_any(&self) -> bool {
+        !self.agent_ids.is_empty()
+    }
+
+    /// Records `id` as this session's agent id.
+    pub fn learn(&mut self, id: &str) {
+        if !id.is_empty() && !self.agent_ids.iter().any(|k| k == id) {
+            self.agent_ids.push(id.to_string());
+        }
+    }
+
+    /// Whether `prompt` (a hook's submitted prompt, whole) is one this session typed or has
+    /// queued and not settled yet.
+    pub fn typed_prompt(&self, prompt: &str) -> bool {
+        let prompt = prompt.trim();
+        !prompt.is_empty()
+            && (self.queued.as_ref().is_some_and(|q| q.1.trim() == prompt)
+                || self
+                    .turns
+                    .iter()
+                    .any(|t| t.settled.is_none() && t.text.trim() == prompt))
     }
 
     /// A hook's report at `now` (most trusted source). Returns the status change, if any.

@@ -573,3 +573,116 @@ pub fn apply_report(
     t.report(report, now);
     Ok(())
 }
+
+/// The agent's own session id a hook's input carries: `session_id` (Claude Code, Codex and
+/// Gemini CLI hooks), `thread-id` (Codex's `notify`), `conversation_id` (Cursor).
+pub fn agent_session_id(input: &Value) -> Option<&str> {
+    ["session_id", "thread-id", "conversation_id"]
+        .iter()
+        .find_map(|k| input.get(*k).and_then(Value::as_str))
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+}
+
+/// The prompt a hook's input carries, whole: `prompt` (`UserPromptSubmit`), else the last of
+/// `input-messages` (Codex's `notify`).
+fn submitted_prompt(input: &Value) -> Option<&str> {
+    input
+        .get("prompt")
+        .and_then(Value::as_str)
+        .or_else(|| {
+            input
+                .get("input-messages")
+                .and_then(Value::as_array)
+                .and_then(|m| m.last())
+                .and_then(Value::as_str)
+        })
+        .filter(|p| !p.trim().is_empty())
+}
+
+/// Which session a hook's report is for (issue: Codex runs every TUI's hooks and `notify` in
+/// one app-server daemon, with the environment, so the `TERMIO_SESSION`, of whichever codex
+/// started it). `named` is the session `TERMIO_SESSION` names, if any. Without an agent
+/// session id in the input, the named session. With one (see [`agent_session_id`]), in order:
+///
+/// 1. the session that knows the id (learnt before, or its transcript file carries it);
+/// 2. the session that typed the input's prompt, whole (preferring the named one, then one
+///    that knows no id yet);
+/// 3. the named session, unless it knows other ids already (the report is another thread's,
+///    such as Codex's title helper); it learns the id unless another session of the same
+///    agent in the same folder knows none yet either (ambiguous: the report still counts
+///    there, the id is learnt later by its prompt);
+/// 4. the one session of the agent in the input's `cwd` that knows no id yet.
+///
+/// `None`: the report is no session's (dropped).
+pub fn route(
+    all: &[Tracked],
+    named: Option<Tracked>,
+    agent: &str,
+    input: &Value,
+) -> Option<Tracked> {
+    let Some(id) = agent_session_id(input) else {
+        return named;
+    };
+    let with_track = |s: &Tracked, f: &mut dyn FnMut(&mut Track) -> bool| {
+        s.meta.agent.track.lock().as_mut().is_some_and(|t| f(t))
+    };
+    let learn = |s: &Tracked| {
+        with_track(s, &mut |t| {
+            t.learn(id);
+            true
+        });
+    };
+    // 1. Known.
+    if let Some(s) = all.iter().find(|s| with_track(s, &mut |t| t.knows(id))) {
+        return Some(s.clone());
+    }
+    // 2. Its prompt.
+    if let Some(prompt) = submitted_prompt(input) {
+        let typed: Vec<&Tracked> = all
+            .iter()
+            .filter(|s| with_track(s, &mut |t| t.typed_prompt(prompt)))
+            .collect();
+        let is_named = |s: &&Tracked| named.as_ref().is_some_and(|n| n.id == s.id);
+        let pick = typed
+            .iter()
+            .find(|s| is_named(s))
+            .or_else(|| {
+                typed
+                    .iter()
+                    .find(|s| with_track(s, &mut |t| !t.knows_any()))
+            })
+            .or_else(|| typed.first());
+        if let Some(s) = pick {
+            learn(s);
+            return Some((*s).clone());
+        }
+    }
+    // Sessions of this agent in the input's folder that know no id yet.
+    let cwd = input.get("cwd").and_then(Value::as_str).map(Path::new);
+    let fresh: Vec<&Tracked> = all
+        .iter()
+        .filter(|s| {
+            with_track(s, &mut |t| t.def().name == agent && !t.knows_any())
+                && cwd.is_none_or(|c| c == s.meta.cwd())
+        })
+        .collect();
+    // 3. The named session.
+    if let Some(n) = named {
+        let other_thread = with_track(&n, &mut |t| t.knows_any());
+        if !other_thread {
+            if !fresh.iter().any(|s| s.id != n.id) {
+                learn(&n);
+            }
+            return Some(n);
+        }
+    }
+    // 4. The one fresh session.
+    match fresh.as_slice() {
+        [one] => {
+            learn(one);
+            Some((*one).clone())
+        }
+        _ => None,
+    }
+}
