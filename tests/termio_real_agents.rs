@@ -303,6 +303,37 @@ fn claude_scenario(bin: &Path) {
         "{e}"
     );
 
+    // An interrupt (Escape) ends a turn: Claude fires no Stop hook, puts the prompt back in
+    // its box and rests its title; the pending wait returns, the session is no longer working.
+    let bg = w.background(
+        &p,
+        &[
+            "send",
+            &link,
+            "MOCK_HANG think",
+            "--wait",
+            "--timeout",
+            "60000",
+        ],
+    );
+    w.entry_until(&p, &link, |e| e["status"] == "working");
+    std::thread::sleep(Duration::from_millis(500));
+    let (v, code) = w.sessions(&p, &["send", &link, "--key", "Escape"]);
+    assert_eq!(code, 0, "{v}");
+    let out = bg.wait_with_output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    assert_eq!(v["timed_out"], false, "{v}");
+    assert_ne!(v["status"], "working", "{v}");
+    let e = w.entry(&p, &link);
+    assert_ne!(e["status"], "working", "{e}");
+    assert!(
+        e["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("interrupted"),
+        "{e}"
+    );
+
     // Every request went to the mock's Messages API.
     let posts: Vec<Value> = mock
         .requests()

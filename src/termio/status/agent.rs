@@ -82,6 +82,12 @@ const ANSWER_GRACE: Duration = Duration::from_secs(8);
 /// for the question to show on screen ([`Track::question_pending`]).
 pub const QUESTION_GRACE: Duration = Duration::from_secs(1);
 
+/// A hook's `working` that an in-band source (OSC 7501, OSC 9;4, the title) contradicts, at rest
+/// after that `working` for this long with no hook since, is over: the turn was interrupted
+/// (Escape or Ctrl-C: Claude Code and Codex fire no `Stop` hook then). Long enough for a
+/// normal turn's `Stop` hook, which trails the title's rest by a moment, to arrive first.
+pub const INTERRUPT_GRACE: Duration = Duration::from_secs(2);
+
 /// Plain-terminal-style settling for agents with no status signal: screen still this long.
 const SETTLE_QUIET: Duration = Duration::from_millis(1500);
 
@@ -468,6 +474,8 @@ impl Track {
             .into_iter()
             .flatten()
             .next();
+            let interrupted = self.interrupted(now);
+            let base = interrupted.as_ref().or(base);
             if let (Some(a), Some(b)) = (self.answered, base) {
                 if b.at > a && b.status != Status::NeedsYou {
                     self.answered = None;
@@ -525,6 +533,27 @@ impl Track {
                 _ => t.rested_at = None,
             }
         }
+    }
+
+    /// The hook's `working` contradicted by an in-band rest since, held [`INTERRUPT_GRACE`]:
+    /// the turn ended without its hook (interrupted), `idle`.
+    fn interrupted(&self, now: Instant) -> Option<Said> {
+        let hook = self.hook.as_ref().filter(|h| h.status == Status::Working)?;
+        let rest = [&self.osc, &self.progress, &self.title]
+            .into_iter()
+            .flatten()
+            .next()
+            .filter(|s| matches!(s.status, Status::Done | Status::Idle))
+            .filter(|s| s.at > hook.at && now.duration_since(s.at) >= INTERRUPT_GRACE)?;
+        Some(Said {
+            status: Status::Idle,
+            reason: format!(
+                "interrupted: the turn ended without its hook ({})",
+                rest.reason
+            ),
+            message: None,
+            at: rest.at,
+        })
     }
 
     fn gone_reason(&self) -> String {
@@ -1600,6 +1629,39 @@ mod tests {
                     (0, Title("✳ Claude"), Some((Idle, "title rule ^✳"))),
                     (100, Title("⠋ Working"), Some((Working, "title rule ^[⠋⠙⠹]"))),
                     (200, Title("Claude"), Some((Done, "title no longer working"))),
+                ],
+            },
+            Script {
+                name: "an interrupted turn (no Stop hook, the title at rest) ends after a grace",
+                def: AgentDef {
+                    title_rules: vec![rule("^⠂", Working), rule("^✳", Idle)],
+                    ..def()
+                },
+                spawned: false,
+                steps: vec![
+                    (0, Title("✳ Claude Code"), Some((Idle, "title rule ^✳"))),
+                    (10, Deliver("fix the bug"), None),
+                    (20, Hook(Working, "UserPromptSubmit"), Some((Working, "hook UserPromptSubmit"))),
+                    (100, Title("⠂ Claude Code"), Some((Working, "hook UserPromptSubmit"))),
+                    // Escape: the title rests, no Stop hook comes.
+                    (500, Title("✳ Claude Code"), Some((Working, "hook UserPromptSubmit"))),
+                    (2400, Look, Some((Working, "hook UserPromptSubmit"))),
+                    // Rested: the turn ends (no transcript here: settled a moment later).
+                    (2500, Look, Some((Working, ENDING))),
+                    (2600, Settling(true), None),
+                    (
+                        3500,
+                        Look,
+                        Some((Idle, "interrupted: the turn ended without its hook (title rule ^✳ after working)")),
+                    ),
+                    (3500, Settling(false), None),
+                    // The next turn's hook is believed again.
+                    (4000, Deliver("next"), None),
+                    (4010, Hook(Working, "UserPromptSubmit"), Some((Working, "hook UserPromptSubmit"))),
+                    (4100, Title("⠂ Claude Code"), Some((Working, "hook UserPromptSubmit"))),
+                    (4500, Title("✳ Claude Code"), Some((Working, "hook UserPromptSubmit"))),
+                    (4700, Hook(Done, "Stop"), None),
+                    (7000, Look, Some((Done, "hook Stop"))),
                 ],
             },
             Script {
