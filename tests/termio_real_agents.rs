@@ -461,6 +461,8 @@ fn codex_world(bin: &Path, mock: &Mock) -> (World, CodexDaemon) {
     .unwrap();
     let (v, code) = w.run(&home, &["hooks", "install", "--agent", "codex", "--json"]);
     assert_eq!(code, 0, "hooks install: {v}");
+    // New hooks run only once the user trusts them in Codex: install says so.
+    assert_eq!(v["agents"][0]["trust"]["state"], "needed", "{v}");
     let daemon = CodexDaemon {
         bin: bin.to_path_buf(),
         home: codex,
@@ -523,9 +525,12 @@ fn codex_scenario(bin: &Path) {
     let question = v["prompt"].as_str().unwrap_or_default();
     assert!(question.contains("hooks are new or changed"), "{v}");
 
-    // "Trust all and continue": the queued prompt is delivered and settles done.
+    // "Trust all and continue": the queued prompt is delivered and settles done; `hooks
+    // status` sees the trust Codex recorded.
     let v = send_wait(&w, &p, &link, "2");
     assert_status(&w, &p, &v, "done");
+    let (st, _) = w.run(&p, &["hooks", "status", "--agent", "codex", "--json"]);
+    assert_eq!(st["agents"][0]["trust"]["state"], "trusted", "{st}");
     let range = transcript_range(&v);
     let said = |l: &Value| l.to_string().contains("MOCK REPLY: olleh yas");
     assert!(range.iter().any(said), "{range:?}");
