@@ -253,6 +253,12 @@ fn claude_scenario(bin: &Path) {
             .contains("Do you want to use this API key?"),
         "{v}"
     );
+    // Claude's SessionStart hook has named its transcript by now, a file it writes only at
+    // the first prompt: never shown before it exists.
+    let e = w.entry(&p, &link);
+    if let Some(t) = e["transcript"].as_str() {
+        assert!(Path::new(t).exists(), "{e}");
+    }
 
     // Yes: the queued prompt is delivered once and the turn settles done with its reply.
     let v = send_wait(&w, &p, &link, "1");

@@ -37,9 +37,10 @@ impl Slot {
         self.track.lock().is_some()
     }
 
-    /// What `list` shows, for agent sessions.
+    /// What `list` shows, for agent sessions (a transcript only once its file exists: Claude
+    /// Code's `SessionStart` hook names a file it writes at the first prompt).
     pub fn view(&self) -> Option<View> {
-        self.track.lock().as_ref().map(Track::view)
+        self.track.lock().as_ref().map(Track::view).map(existing)
     }
 
     /// The agent's definition, for agent sessions.
@@ -134,6 +135,14 @@ pub fn start(s: &Tracked, def: AgentDef, prompt: String) -> Result<u64, String> 
         .spawn(move || monitor(&worker))
         .map_err(|e| e.to_string())?;
     Ok(turn)
+}
+
+/// `view` without a transcript path whose file does not exist (yet).
+fn existing(mut view: View) -> View {
+    if view.transcript.as_deref().is_some_and(|p| !p.exists()) {
+        view.transcript = None;
+    }
+    view
 }
 
 /// What the monitor reads from the session in one look (`text` only when the screen changed
@@ -461,7 +470,7 @@ pub fn probe(s: &Tracked, id: u64, from_seq: u64, budget: Duration) -> TurnProbe
                     (
                         o,
                         m,
-                        Some(t.view()),
+                        Some(existing(t.view())),
                         t.settled_range(id),
                         t.response_start(id, &Files),
                     )
