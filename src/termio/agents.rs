@@ -206,6 +206,21 @@ pub fn builtins() -> Vec<AgentDef> {
             state: Status::Idle,
         },
     ];
+    // Screen rules for sessions whose titles say nothing (a terminal title turned off): the
+    // working indicator first (a spinner line's `esc to interrupt` / `esc to cancel` footer),
+    // then the idle prompt box's hint; first match wins, and idle after working is done.
+    let screen = |working: &str, idle: &str| {
+        vec![
+            Rule {
+                pattern: working.into(),
+                state: Status::Working,
+            },
+            Rule {
+                pattern: idle.into(),
+                state: Status::Idle,
+            },
+        ]
+    };
     vec![
         AgentDef {
             name: "claude".into(),
@@ -215,6 +230,7 @@ pub fn builtins() -> Vec<AgentDef> {
             // it takes input (a Return then is lost), the `? for shortcuts` hint once it does.
             ready: Some(r"(?ms)^[│|\s]*[>❯](\s|$).*\? for shortcuts".into()),
             title_rules: claude_titles,
+            screen_rules: screen(r"esc to interrupt", r"\? for shortcuts"),
             transcript: Some("{claude_dir}/projects/{cwd_slug}/*.jsonl".into()),
             ..AgentDef::default()
         },
@@ -235,6 +251,8 @@ pub fn builtins() -> Vec<AgentDef> {
                 },
                 spinner.clone(),
             ],
+            // `• Working (2s • esc to interrupt)`; its footer shows `? for shortcuts` then too.
+            screen_rules: screen(r"esc to interrupt\)", r"·\s*\? for shortcuts"),
             transcript: Some("{codex_home}/sessions/*/*/*/rollout-*.jsonl".into()),
             ..AgentDef::default()
         },
@@ -255,6 +273,8 @@ pub fn builtins() -> Vec<AgentDef> {
             ready: Some(r"(?ms)\? for shortcuts.*^[│|\s]*>\s+Type your message".into()),
             starting: Some(r"Initializing\.\.\.".into()),
             title_rules: gemini_titles,
+            // `⠹ Thinking... (esc to cancel, 1s)` over the prompt box.
+            screen_rules: screen(r"\(esc to cancel", r"(?m)^[│|\s]*>\s+Type your message"),
             // Gemini CLI 0.61.0: `~/.gemini/tmp/<project>/chats/session-<date>-<id>.jsonl`.
             transcript: Some("{home}/.gemini/tmp/*/chats/session-*.jsonl".into()),
             ..AgentDef::default()
@@ -792,6 +812,49 @@ mod tests {
             assert!(is_ready(&s), "{name}:\n{s}");
             assert_eq!(dialog_question(&s), None, "{name}:\n{s}");
         }
+    }
+
+    /// The state of the first screen rule of `agent` matching `screen`.
+    fn screen_state(agent: &str, screen: &str) -> Option<Status> {
+        let def = builtins().into_iter().find(|a| a.name == agent).unwrap();
+        def.screen_rules
+            .iter()
+            .find(|r| regex::Regex::new(&r.pattern).unwrap().is_match(screen))
+            .map(|r| r.state)
+    }
+
+    #[test]
+    fn screen_rules_match_the_real_programs() {
+        use Status::{Idle, Working};
+        let cases: [(&str, &[u8], Status); 10] = [
+            ("claude", claude!("working"), Working),
+            ("claude", claude!("idle"), Idle),
+            ("claude", claude!("done"), Idle),
+            ("claude", claude!("failed"), Idle),
+            ("codex", codex!("working"), Working),
+            ("codex", codex!("idle"), Idle),
+            ("codex", codex!("done"), Idle),
+            ("codex", codex!("interrupted"), Idle),
+            ("gemini", gemini!("working"), Working),
+            ("gemini", gemini!("idle"), Idle),
+        ];
+        for (agent, bytes, want) in cases {
+            let (screen, _) = replay(bytes);
+            assert_eq!(
+                screen_state(agent, &screen),
+                Some(want),
+                "{agent}:\n{screen}"
+            );
+        }
+        // Claude puts an interrupted prompt back in its box: no rule (the title says idle).
+        let (interrupted, title) = replay(claude!("interrupted"));
+        assert_eq!(screen_state("claude", &interrupted), None, "{interrupted}");
+        assert_eq!(title_state("claude", &title.unwrap()), Some(Idle));
+        // Codex's title: a spinner while working, none after.
+        let (_, working) = replay(codex!("working"));
+        assert_eq!(title_state("codex", &working.unwrap()), Some(Working));
+        let (_, rested) = replay(codex!("interrupted"));
+        assert_eq!(title_state("codex", &rested.unwrap()), None);
     }
 
     #[test]

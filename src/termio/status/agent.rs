@@ -994,11 +994,24 @@ impl Track {
         if let Some(text) = &seen.text {
             if !self.screen_rules.is_empty() {
                 let hit = self.screen_rules.iter().find(|(re, _)| re.is_match(text));
-                let said = hit.map(|(re, st)| Said {
-                    status: *st,
-                    reason: format!("screen rule {}", re.as_str()),
-                    message: None,
-                    at: now,
+                // As with titles: an idle screen after a working one is the turn's end.
+                let after_turn = self
+                    .screen
+                    .as_ref()
+                    .is_some_and(|s| matches!(s.status, Status::Working | Status::Done));
+                let said = hit.map(|(re, st)| match st {
+                    Status::Idle if after_turn => Said {
+                        status: Status::Done,
+                        reason: format!("screen rule {} after working", re.as_str()),
+                        message: None,
+                        at: now,
+                    },
+                    _ => Said {
+                        status: *st,
+                        reason: format!("screen rule {}", re.as_str()),
+                        message: None,
+                        at: now,
+                    },
                 });
                 let said = said.or_else(|| self.screen.clone());
                 Track::say(&mut self.screen, said);
@@ -1689,7 +1702,7 @@ mod tests {
                 steps: vec![
                     (0, Screen("✻ Thinking… (esc to interrupt)"), Some((Working, "screen rule esc to interrupt"))),
                     (100, Screen("output scrolls"), Some((Working, "screen rule esc to interrupt"))),
-                    (200, Screen("done\n> "), Some((Idle, "screen rule (?m)^> *$"))),
+                    (200, Screen("done\n> "), Some((Done, "screen rule (?m)^> *$ after working"))),
                 ],
             },
             Script {
