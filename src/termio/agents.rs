@@ -19,6 +19,7 @@
 //!     starting: 'Loading…'    # while this shows, it does not take input yet (optional)
 //!     quiet_ms: 150           # gap between the typed prompt and its Return, ms
 //!     dialogs: true           # a numbered-choice dialog on screen means needs-you
+//!     choice_return: false    # an option number needs a Return too (it only moves a pointer)
 //!     title_rules: [{match: '^[⠀-⣿]', state: working}]
 //!     screen_rules: [{match: '(?m)^\[done\]$', state: done}]
 //!     transcript: '{claude_dir}/projects/{cwd_slug}/*.jsonl'
@@ -98,6 +99,10 @@ pub struct AgentDef {
     /// Whether a numbered-choice dialog on screen (`❯ 1. …` then `2. …`) means `needs-you`,
     /// with the text above it as the question.
     pub dialogs: bool,
+    /// Whether an option number typed into such a dialog only moves its pointer, so the answer
+    /// needs a Return too (Codex 0.171.0); otherwise the dialog acts on the digit alone and a
+    /// Return would confirm whatever comes next (Claude Code, Gemini CLI).
+    pub choice_return: bool,
     /// Title rules, first match wins; no match after `working` means the turn rested.
     pub title_rules: Vec<Rule>,
     /// Screen rules, first match wins.
@@ -117,6 +122,7 @@ impl Default for AgentDef {
             starting: None,
             quiet_ms: DEFAULT_QUIET_MS,
             dialogs: true,
+            choice_return: false,
             title_rules: Vec::new(),
             screen_rules: Vec::new(),
             transcript: None,
@@ -244,6 +250,7 @@ pub fn builtins() -> Vec<AgentDef> {
             ready: Some(r"(?ms)^\s*›\s.*·\s*\? for shortcuts".into()),
             starting: Some(r"Waiting for startup|Booting MCP server|Starting MCP".into()),
             quiet_ms: 200,
+            choice_return: true,
             title_rules: vec![
                 Rule {
                     pattern: "Action Required".into(),

@@ -1136,11 +1136,26 @@ impl Track {
             return;
         }
         let resting = matches!(status, Status::Done | Status::Idle);
+        // The agent took the prompt: its prompt line is in the transcript (a turn never seen
+        // working settles at rest only then: Codex may hold a prompt typed while it starts,
+        // and resting before it takes it is no turn).
+        let taken = || {
+            path.as_deref().is_some_and(|p| {
+                let from = t.cursor.or(last_end).unwrap_or(0);
+                let n = needle(&t.text);
+                files
+                    .lines(p, from, files.line_count(p))
+                    .iter()
+                    .any(|l| n.is_none_or(|n| transcript::is_prompt_for(l, n)))
+            })
+        };
         let rested = match t.rested_at {
             Some(r) if t.rest_by_hook || now.duration_since(r) >= REST_HOLD => Some(r),
             Some(_) => None,
             // Never seen working (a turn faster than sampling) but back at rest and quiet.
-            None if (no_signal || !t.seen_working && resting) && quiet >= SETTLE_QUIET => {
+            None if (no_signal || !t.seen_working && resting && taken())
+                && quiet >= SETTLE_QUIET =>
+            {
                 Some(now - quiet)
             }
             None => None,
@@ -1642,6 +1657,29 @@ mod tests {
                     (0, Title("✳ Claude"), Some((Idle, "title rule ^✳"))),
                     (100, Title("⠋ Working"), Some((Working, "title rule ^[⠋⠙⠹]"))),
                     (200, Title("Claude"), Some((Done, "title no longer working"))),
+                ],
+            },
+            Script {
+                name: "a turn never seen working is not settled before the agent took its prompt",
+                def: AgentDef {
+                    transcript: Some("/t.jsonl".into()),
+                    ..def()
+                },
+                spawned: false,
+                steps: vec![
+                    (0, Osc("idle"), Some((Idle, "osc 7501 state=idle"))),
+                    (10, Deliver("fix the bug"), None),
+                    // The status moves (the delivery had an effect) but the agent, still
+                    // starting, holds the prompt: no transcript line, no settling.
+                    (100, Osc("done"), Some((Done, "osc 7501 state=done"))),
+                    (5000, Look, None),
+                    (5000, Settling(true), None),
+                    (5100, Append(PROMPT), None),
+                    (5200, Append(REPLY), None),
+                    (6300, Look, None),
+                    (8000, Look, None),
+                    (8000, Settling(false), None),
+                    (8000, CursorEnd(2), None),
                 ],
             },
             Script {

@@ -336,13 +336,14 @@ pub fn send(
         }
         std::thread::sleep(TICK);
     }
-    let (asking, choice, current, seq, path) = {
+    let (asking, choice, choice_return, current, seq, path) = {
         let g = s.meta.agent.track.lock();
         let t = g.as_ref().ok_or_else(|| not_agent(s))?;
         let asking = t.status() == Status::NeedsYou;
         (
             asking,
             asking && t.choice_on_screen() && is_option_number(text),
+            t.def().choice_return,
             t.current_turn(),
             t.seq(),
             t.transcript().map(Path::to_path_buf),
@@ -362,23 +363,11 @@ pub fn send(
         };
         {
             let _typing = s.meta.agent.typing.lock();
-            // A numbered dialog may act on the digit itself (Claude Code, Gemini CLI): a Return
-            // after it would confirm whatever the agent shows next (its next dialog's default,
-            // or an empty prompt). Others only move their pointer on a digit (Codex): the
-            // Return then confirms the chosen option.
-            let before = choice.then(|| {
-                let g = s.lock();
-                (g.version, g.emulator.snapshot().text())
-            });
-            typist::submit(s, typed, enter && !choice)?;
-            if let Some((version, text)) = before {
-                if enter && digit_left_dialog_waiting(s, version, &text) {
-                    let key = keys::parse_key("Enter")
-                        .map_err(|e| HostError::new(ErrorCode::InvalidRequest, e.to_string()))?;
-                    s.send(vec![Step::Key(key)], Duration::ZERO)?;
-                    s.record(Entry::send(vec![Input::Keys("Enter".into())], false));
-                }
-            }
+            // A numbered dialog acts on the digit itself (Claude Code, Gemini CLI): a Return
+            // after it would confirm whatever the agent shows next (its next dialog's
+            // default, or an empty prompt). Codex's dialogs only move their pointer on a
+            // digit (agents' `choice_return`): the Return confirms the chosen option.
+            typist::submit(s, typed, enter && (!choice || choice_return))?;
         }
         return Ok(Sent {
             turn: current,
@@ -388,57 +377,6 @@ pub fn send(
         });
     }
     type_turn(s, text, None)
-}
-
-/// How long a dialog has to act on an option number typed into it before it is taken to want
-/// a Return as well.
-pub const DIGIT_ACTS_WITHIN: Duration = Duration::from_millis(1200);
-
-/// After an option number was typed into the dialog on `text` (screen version `version`):
-/// whether the dialog still waits, unchanged but for its pointer (which may have moved to the
-/// chosen option), [`DIGIT_ACTS_WITHIN`] later, so the choice needs a Return. A dialog that
-/// acted on the digit is gone or changed by then (Claude Code's next screen, Gemini CLI's
-/// restart line under its answered dialog).
-fn digit_left_dialog_waiting(s: &Tracked, version: u64, text: &str) -> bool {
-    let end = Instant::now() + DIGIT_ACTS_WITHIN;
-    let mut seen = version;
-    loop {
-        // Each change gets a short settle: a pointer's move is drawn in one frame, an
-        // agent acting on the digit redraws more.
-        let from = seen;
-        s.wait_until(end, |g| g.version != from || g.state != State::Running);
-        let (v, now_text, running) = {
-            let g = s.lock();
-            (
-                g.version,
-                g.emulator.snapshot().text(),
-                g.state == State::Running,
-            )
-        };
-        if !running {
-            return false;
-        }
-        if !only_pointer_moved(text, &now_text) {
-            return false;
-        }
-        if Instant::now() >= end {
-            return true;
-        }
-        seen = v;
-    }
-}
-
-/// Whether screen `after` is screen `before` with the same dialog on it, differing only in
-/// option rows (the pointer moved).
-fn only_pointer_moved(before: &str, after: &str) -> bool {
-    let (a, b): (Vec<&str>, Vec<&str>) = (before.lines().collect(), after.lines().collect());
-    a.len() == b.len()
-        && agents::dialog_question(after).is_some()
-        && agents::dialog_question(after) == agents::dialog_question(before)
-        && a.iter()
-            .zip(&b)
-            .filter(|(x, y)| x != y)
-            .all(|(x, y)| agents::is_option_row(x) && agents::is_option_row(y))
 }
 
 /// Whether `text` is one option number (`1`…`9`) of a numbered-choice dialog.
@@ -634,7 +572,7 @@ pub fn route(
         return named;
     };
     let with_track = |s: &Tracked, f: &mut dyn FnMut(&mut Track) -> bool| {
-        s.meta.agent.track.lock().as_mut().is_some_and(|t| f(t))
+        s.meta.agent.track.lock().as_mut().is_some_and(f)
     };
     let learn = |s: &Tracked| {
         with_track(s, &mut |t| {
