@@ -22,6 +22,7 @@ What it answers is scripted by the newest user text in the request:
   `hello.txt` (Claude: `Write`; Codex: `exec` running `exec_command`; Gemini: `write_file`),
   which asks for permission;
 - it contains `MOCK_SLOW`: as below, after 3 seconds (a turn long enough to see working);
+- it contains `MOCK_HANG`: as below, after 30 seconds (a turn to interrupt);
 - otherwise: the text `MOCK REPLY: <the user text, reversed>` (after a tool result:
   `MOCK REPLY: tool done`).
 
@@ -37,6 +38,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 FAIL = "MOCK_FAIL"
 SLOW = "MOCK_SLOW"
+HANG = "MOCK_HANG"
 TOOL = "MOCK_TOOL"
 FAIL_MESSAGE = "mock failure: the model refused"
 
@@ -127,6 +129,8 @@ def decide(text, has_result):
         return "fail", None
     if SLOW in text and not has_result:
         time.sleep(3)
+    if HANG in text and not has_result:
+        time.sleep(30)
     if has_result:
         return "text", "MOCK REPLY: tool done"
     if TOOL in text:

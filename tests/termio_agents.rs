@@ -427,6 +427,10 @@ fn hook_reports_adopt_a_plain_session_and_carry_the_transcript() {
     assert_eq!(e["agent"], "claude", "{e}");
     assert_eq!(e["status"], "working", "{e}");
     assert_eq!(e["reason"], "hook UserPromptSubmit", "{e}");
+    // The hook named a file the agent has not written yet: not shown until it exists.
+    assert_eq!(e["transcript"], Value::Null, "{e}");
+    std::fs::write(&transcript, "").unwrap();
+    let e = w.entry(&p, &link);
     assert_eq!(e["transcript"], transcript.to_str().unwrap(), "{e}");
     // A Stop report (state given, no stdin JSON) moves it on.
     let out = w

@@ -214,6 +214,19 @@ fn run_hooks(action: HooksAction, json: bool) -> Result<i32, SetupError> {
                             n.path.display()
                         ));
                     }
+                    if let Some(t) = &report.trust {
+                        let state = serde_json::to_value(t.state).unwrap_or_default();
+                        let hint = t
+                            .hint
+                            .as_deref()
+                            .map(|h| format!(": {h}"))
+                            .unwrap_or_default();
+                        emit(&format!(
+                            "{:<7} trust {}{hint}",
+                            "",
+                            state.as_str().unwrap_or_default()
+                        ));
+                    }
                 }
                 items.push(serde_json::to_value(&report).unwrap_or_default());
             }

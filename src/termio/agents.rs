@@ -16,8 +16,10 @@
 //!     args: ["--fast"]
 //!     hooks: claude           # hook dialect: claude | codex | cursor | gemini | none
 //!     ready: '(?m)^❯ '        # the screen shows the prompt box (a regex)
+//!     starting: 'Loading…'    # while this shows, it does not take input yet (optional)
 //!     quiet_ms: 150           # gap between the typed prompt and its Return, ms
 //!     dialogs: true           # a numbered-choice dialog on screen means needs-you
+//!     choice_return: false    # an option number needs a Return too (it only moves a pointer)
 //!     title_rules: [{match: '^[⠀-⣿]', state: working}]
 //!     screen_rules: [{match: '(?m)^\[done\]$', state: done}]
 //!     transcript: '{claude_dir}/projects/{cwd_slug}/*.jsonl'
@@ -88,11 +90,19 @@ pub struct AgentDef {
     /// A regex on the screen text that holds once the agent shows its prompt box; `None`: the
     /// screen has been still for a second.
     pub ready: Option<String>,
+    /// A regex on the screen text that, while it matches, means the agent does not take input
+    /// yet even though its prompt box shows (a start-up notice such as Codex's `Waiting for
+    /// startup`): nothing is typed meanwhile.
+    pub starting: Option<String>,
     /// Gap between the typed prompt and the submitting Return, ms.
     pub quiet_ms: u64,
     /// Whether a numbered-choice dialog on screen (`❯ 1. …` then `2. …`) means `needs-you`,
     /// with the text above it as the question.
     pub dialogs: bool,
+    /// Whether an option number typed into such a dialog only moves its pointer, so the answer
+    /// needs a Return too (Codex 0.171.0); otherwise the dialog acts on the digit alone and a
+    /// Return would confirm whatever comes next (Claude Code, Gemini CLI).
+    pub choice_return: bool,
     /// Title rules, first match wins; no match after `working` means the turn rested.
     pub title_rules: Vec<Rule>,
     /// Screen rules, first match wins.
@@ -109,8 +119,10 @@ impl Default for AgentDef {
             args: Vec::new(),
             hooks: Dialect::None,
             ready: None,
+            starting: None,
             quiet_ms: DEFAULT_QUIET_MS,
             dialogs: true,
+            choice_return: false,
             title_rules: Vec::new(),
             screen_rules: Vec::new(),
             transcript: None,
@@ -139,6 +151,7 @@ impl AgentDef {
         let regexes = self
             .ready
             .iter()
+            .chain(&self.starting)
             .chain(self.title_rules.iter().map(|r| &r.pattern))
             .chain(self.screen_rules.iter().map(|r| &r.pattern));
         for r in regexes {
@@ -199,6 +212,21 @@ pub fn builtins() -> Vec<AgentDef> {
             state: Status::Idle,
         },
     ];
+    // Screen rules for sessions whose titles say nothing (a terminal title turned off): the
+    // working indicator first (a spinner line's `esc to interrupt` / `esc to cancel` footer),
+    // then the idle prompt box's hint; first match wins, and idle after working is done.
+    let screen = |working: &str, idle: &str| {
+        vec![
+            Rule {
+                pattern: working.into(),
+                state: Status::Working,
+            },
+            Rule {
+                pattern: idle.into(),
+                state: Status::Idle,
+            },
+        ]
+    };
     vec![
         AgentDef {
             name: "claude".into(),
@@ -208,6 +236,7 @@ pub fn builtins() -> Vec<AgentDef> {
             // it takes input (a Return then is lost), the `? for shortcuts` hint once it does.
             ready: Some(r"(?ms)^[│|\s]*[>❯](\s|$).*\? for shortcuts".into()),
             title_rules: claude_titles,
+            screen_rules: screen(r"esc to interrupt", r"\? for shortcuts"),
             transcript: Some("{claude_dir}/projects/{cwd_slug}/*.jsonl".into()),
             ..AgentDef::default()
         },
@@ -215,8 +244,13 @@ pub fn builtins() -> Vec<AgentDef> {
             name: "codex".into(),
             command: "codex".into(),
             hooks: Dialect::Codex,
-            ready: Some(r"(?m)^\s*›(\s|$)".into()),
+            // Codex 0.171.0: its composer (`› ` and a placeholder) over the `… · ? for
+            // shortcuts` footer; not during its intro (a bare `? for shortcuts` under its
+            // logo: a trust dialog may still come) nor while it waits for its app server.
+            ready: Some(r"(?ms)^\s*›\s.*·\s*\? for shortcuts".into()),
+            starting: Some(r"Waiting for startup|Booting MCP server|Starting MCP".into()),
             quiet_ms: 200,
+            choice_return: true,
             title_rules: vec![
                 Rule {
                     pattern: "Action Required".into(),
@@ -224,6 +258,8 @@ pub fn builtins() -> Vec<AgentDef> {
                 },
                 spinner.clone(),
             ],
+            // `• Working (2s • esc to interrupt)`; its footer shows `? for shortcuts` then too.
+            screen_rules: screen(r"esc to interrupt\)", r"·\s*\? for shortcuts"),
             transcript: Some("{codex_home}/sessions/*/*/*/rollout-*.jsonl".into()),
             ..AgentDef::default()
         },
@@ -239,8 +275,13 @@ pub fn builtins() -> Vec<AgentDef> {
             name: "gemini".into(),
             command: "gemini".into(),
             hooks: Dialect::Gemini,
-            ready: Some(r"(?m)^[│|\s]*>(\s|$)".into()),
+            // Gemini CLI 0.61.0: the empty prompt box (its placeholder) under the `? for
+            // shortcuts` hint; never the answered trust dialog it restarts below.
+            ready: Some(r"(?ms)\? for shortcuts.*^[│|\s]*>\s+Type your message".into()),
+            starting: Some(r"Initializing\.\.\.".into()),
             title_rules: gemini_titles,
+            // `⠹ Thinking... (esc to cancel, 1s)` over the prompt box.
+            screen_rules: screen(r"\(esc to cancel", r"(?m)^[│|\s]*>\s+Type your message"),
             // Gemini CLI 0.61.0: `~/.gemini/tmp/<project>/chats/session-<date>-<id>.jsonl`.
             transcript: Some("{home}/.gemini/tmp/*/chats/session-*.jsonl".into()),
             ..AgentDef::default()
@@ -465,19 +506,35 @@ pub fn envelope(caller_link: &str, caller_title: &str, prompt: &str) -> String {
     )
 }
 
+/// An option row of a numbered-choice dialog: an optional pointer, then `1.` to `9.` (or `1)`)
+/// and text.
+fn option_regex() -> &'static regex::Regex {
+    static OPTION: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    OPTION.get_or_init(|| {
+        regex::Regex::new(r"^[│|\s]*(?:([❯›>●▶→])\s*)?([1-9])[.)]\s+\S").expect("regex")
+    })
+}
+
+/// Whether a screen row is an option row of a numbered-choice dialog (pointed at or not).
+pub fn is_option_row(row: &str) -> bool {
+    option_regex().is_match(row)
+}
+
+/// Most rows of text (frame rows aside) below a dialog's options: more, and the dialog is
+/// history with the agent's next screen under it (see [`dialog_question`]).
+pub const MAX_ROWS_BELOW_DIALOG: usize = 5;
+
 /// A numbered-choice dialog on the screen (a folder-trust, API-key or permission question):
 /// consecutive option rows numbered from `1.` (or `1)`), at least two, with a pointer
-/// (`❯ › > ● ▶ →`) on any one of them: Claude Code's API-key dialog rests on option 2, Gemini
+/// (`❯ › > ● ▶ →`) on any one of them, the last such block on screen and at most
+/// [`MAX_ROWS_BELOW_DIALOG`] rows of text under it: Claude Code's API-key dialog rests on option 2, Gemini
 /// CLI points with `●` (shared/notes/agents.md, "Seen on the real programs"). Returns the
 /// question, whole: the paragraph (rows up to the next blank row, wrapped rows joined by a
 /// space) holding the nearest row above the options that ends a sentence with `?`, else the
 /// nearest paragraph above the options. Wording-independent on purpose (SC-13: detection must
 /// survive rewording).
 pub fn dialog_question(screen: &str) -> Option<String> {
-    static OPTION: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    let option = OPTION.get_or_init(|| {
-        regex::Regex::new(r"^[│|\s]*(?:([❯›>●▶→])\s*)?([1-9])[.)]\s+\S").expect("regex")
-    });
+    let option = option_regex();
     // (number, pointed) of a row, when it is an option row.
     let parse = |row: &str| {
         option.captures(row).map(|c| {
@@ -486,16 +543,17 @@ pub fn dialog_question(screen: &str) -> Option<String> {
         })
     };
     let rows: Vec<&str> = screen.lines().collect();
-    // The first block of options 1, 2, … (rows between them may wrap an option's text) with a
-    // pointer on one of them.
-    let mut first = None;
+    let frame = |c: char| c.is_whitespace() || "│|╭╮╰╯─╌▄▀".contains(c);
+    // The last block of options 1, 2, … (rows between them may wrap an option's text) with a
+    // pointer on one of them: (its first row, its last option row).
+    let mut last = None;
     let mut i = 0;
     while i < rows.len() {
-        if parse(rows[i]) != Some((1, false)) && parse(rows[i]) != Some((1, true)) {
+        let Some((1, pointed)) = parse(rows[i]) else {
             i += 1;
             continue;
-        }
-        let (mut want, mut pointed, mut gap) = (2, parse(rows[i]) == Some((1, true)), 0);
+        };
+        let (mut want, mut pointed, mut gap, mut end) = (2, pointed, 0, i);
         let mut j = i + 1;
         while j < rows.len() && gap <= 2 {
             match parse(rows[j]) {
@@ -503,6 +561,7 @@ pub fn dialog_question(screen: &str) -> Option<String> {
                     want += 1;
                     pointed |= p;
                     gap = 0;
+                    end = j;
                 }
                 Some(_) => break,
                 None => gap += 1,
@@ -510,13 +569,22 @@ pub fn dialog_question(screen: &str) -> Option<String> {
             j += 1;
         }
         if want > 2 && pointed {
-            first = Some(i);
-            break;
+            last = Some((i, end));
         }
-        i += 1;
+        i = end + 1;
     }
-    let i = first?;
-    let frame = |c: char| c.is_whitespace() || "│|╭╮╰╯─╌".contains(c);
+    let (i, end) = last?;
+    // A dialog that has focus is the bottom of the screen: below its options at most a few
+    // rows of hints (`Enter to confirm · Esc to cancel`, a link). An answered one the agent
+    // left behind with its next screen drawn under it (Gemini CLI restarts below its trust
+    // dialog) is history, not a question.
+    let below = rows[end + 1..]
+        .iter()
+        .filter(|r| !r.trim_matches(frame).is_empty())
+        .count();
+    if below > MAX_ROWS_BELOW_DIALOG {
+        return None;
+    }
     let above: Vec<&str> = rows[..i].iter().map(|r| r.trim_matches(frame)).collect();
     // The paragraph around row `k`: non-blank rows, at most 6 on either side.
     let paragraph = |k: usize| {
@@ -587,7 +655,12 @@ mod tests {
 
     /// The screen text and title after `bytes` (a program's real output, recorded at 100×30).
     fn replay(bytes: &[u8]) -> (String, Option<String>) {
-        let mut e = crate::term::Emulator::new(100, 30);
+        replay_at(bytes, 30)
+    }
+
+    /// [`replay`] into a terminal 100 columns wide and `rows` high.
+    fn replay_at(bytes: &[u8], rows: usize) -> (String, Option<String>) {
+        let mut e = crate::term::Emulator::new(100, rows);
         e.advance(bytes);
         (e.snapshot().text(), e.title().map(str::to_string))
     }
@@ -682,6 +755,113 @@ mod tests {
             title_state("gemini", &title.unwrap()),
             Some(Status::Working)
         );
+        // Answered, the trust dialog stays while Gemini restarts (a dialog still: the answer's
+        // grace covers it); restarted, its new screen is drawn below the old dialog, which is
+        // history then (recorded at 100×40, where the old dialog is still on screen).
+        let answered = replay_at(gemini!("trust-answered"), 40).0;
+        assert_eq!(
+            dialog_question(&answered).unwrap(),
+            "Do you trust the files in this folder?"
+        );
+        let restarted = replay_at(gemini!("restarted"), 40).0;
+        assert!(restarted.contains("● 1. Trust folder"), "{restarted}");
+        assert_eq!(dialog_question(&restarted), None, "{restarted}");
+        // Ready: the empty prompt box under its hint; never the dialogs or the restart.
+        let gemini = builtins().into_iter().find(|a| a.name == "gemini").unwrap();
+        let ready = regex::Regex::new(gemini.ready.as_deref().unwrap()).unwrap();
+        assert!(ready.is_match(&idle) && ready.is_match(&restarted));
+        assert!(!ready.is_match(&trust) && !ready.is_match(&auth) && !ready.is_match(&answered));
+    }
+
+    macro_rules! codex {
+        ($name:literal) => {
+            include_bytes!(concat!(
+                "../../tests/fixtures/agents/codex-0.171.0/",
+                $name,
+                ".raw"
+            ))
+        };
+    }
+
+    #[test]
+    fn codex_dialogs_recorded_from_the_real_program() {
+        let (trust, _) = replay(codex!("trust"));
+        let q = dialog_question(&trust).unwrap();
+        assert!(q.starts_with("Trust this folder? Codex can read"), "{q}");
+        assert!(q.ends_with("Your trust decision will be saved."), "{q}");
+        let (hooks, _) = replay(codex!("hooks"));
+        assert_eq!(
+            dialog_question(&hooks).unwrap(),
+            "Hooks need review 6 hooks are new or changed. Hooks can run outside the sandbox \
+             after you trust them."
+        );
+        // A digit moved the pointer to option 2: the same dialog, only option rows differ.
+        let (moved, _) = replay(codex!("hooks-pointer-2"));
+        assert_eq!(dialog_question(&moved), dialog_question(&hooks));
+        for (a, b) in hooks.lines().zip(moved.lines()).filter(|(a, b)| a != b) {
+            assert!(is_option_row(a) && is_option_row(b), "{a:?} / {b:?}");
+        }
+        // Ready: the composer over its footer; never the intro (its logo over a bare
+        // `? for shortcuts`, before the trust dialog) or a dialog.
+        let codex = builtins().into_iter().find(|a| a.name == "codex").unwrap();
+        let ready = regex::Regex::new(codex.ready.as_deref().unwrap()).unwrap();
+        let starting = regex::Regex::new(codex.starting.as_deref().unwrap()).unwrap();
+        let is_ready = |s: &str| ready.is_match(s) && !starting.is_match(s);
+        let (intro, _) = replay(codex!("intro"));
+        assert!(intro.contains("? for shortcuts"), "{intro}");
+        assert!(!is_ready(&intro), "{intro}");
+        assert!(!is_ready(&trust) && !is_ready(&hooks));
+        for name in ["idle", "done"] {
+            let (s, _) = match name {
+                "idle" => replay(codex!("idle")),
+                _ => replay(codex!("done")),
+            };
+            assert!(is_ready(&s), "{name}:\n{s}");
+            assert_eq!(dialog_question(&s), None, "{name}:\n{s}");
+        }
+    }
+
+    /// The state of the first screen rule of `agent` matching `screen`.
+    fn screen_state(agent: &str, screen: &str) -> Option<Status> {
+        let def = builtins().into_iter().find(|a| a.name == agent).unwrap();
+        def.screen_rules
+            .iter()
+            .find(|r| regex::Regex::new(&r.pattern).unwrap().is_match(screen))
+            .map(|r| r.state)
+    }
+
+    #[test]
+    fn screen_rules_match_the_real_programs() {
+        use Status::{Idle, Working};
+        let cases: [(&str, &[u8], Status); 10] = [
+            ("claude", claude!("working"), Working),
+            ("claude", claude!("idle"), Idle),
+            ("claude", claude!("done"), Idle),
+            ("claude", claude!("failed"), Idle),
+            ("codex", codex!("working"), Working),
+            ("codex", codex!("idle"), Idle),
+            ("codex", codex!("done"), Idle),
+            ("codex", codex!("interrupted"), Idle),
+            ("gemini", gemini!("working"), Working),
+            ("gemini", gemini!("idle"), Idle),
+        ];
+        for (agent, bytes, want) in cases {
+            let (screen, _) = replay(bytes);
+            assert_eq!(
+                screen_state(agent, &screen),
+                Some(want),
+                "{agent}:\n{screen}"
+            );
+        }
+        // Claude puts an interrupted prompt back in its box: no rule (the title says idle).
+        let (interrupted, title) = replay(claude!("interrupted"));
+        assert_eq!(screen_state("claude", &interrupted), None, "{interrupted}");
+        assert_eq!(title_state("claude", &title.unwrap()), Some(Idle));
+        // Codex's title: a spinner while working, none after.
+        let (_, working) = replay(codex!("working"));
+        assert_eq!(title_state("codex", &working.unwrap()), Some(Working));
+        let (_, rested) = replay(codex!("interrupted"));
+        assert_eq!(title_state("codex", &rested.unwrap()), None);
     }
 
     #[test]

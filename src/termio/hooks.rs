@@ -18,7 +18,7 @@
 //! For Codex, the `notify` entry of `config.toml` is handled alongside `hooks.json`
 //! ([`super::codex_notify`]): both files are parsed before either is written.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
@@ -275,6 +275,111 @@ pub struct AgentReport {
     /// Codex only: the `notify` entry of `config.toml`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub notify: Option<NotifyReport>,
+    /// Codex only, with our hooks in the file: whether Codex has trusted them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trust: Option<TrustReport>,
+}
+
+/// Whether Codex runs our hooks: newer Codex versions (0.171.0 seen) run new or changed hooks
+/// only once the user trusted them ("Hooks need review" at start, or `/hooks`), and record each
+/// trusted hook in `config.toml` under `[hooks.state."<hooks.json>:<event>:<group>:<hook>"]`
+/// with a `trusted_hash`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct TrustReport {
+    /// `trusted` (Codex recorded trust for every one of our hooks) or `needed`.
+    pub state: TrustState,
+    /// Our hooks' events Codex has no trust recorded for.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub untrusted: Vec<String>,
+    /// What to do, when trust is needed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+/// See [`TrustReport`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TrustState {
+    /// Codex recorded trust for every one of our hooks (a hook changed since may still ask).
+    Trusted,
+    /// Some of our hooks are not trusted yet: Codex does not run them.
+    Needed,
+}
+
+/// What to do when Codex has not trusted the hooks.
+pub const CODEX_TRUST_HINT: &str = "Codex runs new or changed hooks only once you trust them: \
+    start codex and choose \"Trust all and continue\" when it says \"Hooks need review\" (or \
+    trust them in /hooks)";
+
+/// Codex's trust of our hooks in `doc` (its `hooks.json` at `path`), from `config.toml` in
+/// `codex_dir`; `None` when none of our hooks are in the file. An unreadable or broken
+/// `config.toml` counts as no trust recorded.
+fn codex_trust(path: &Path, doc: &Value, codex_dir: &Path) -> Option<TrustReport> {
+    let config = std::fs::read_to_string(codex_dir.join("config.toml")).unwrap_or_default();
+    let config: toml_edit::DocumentMut = config.parse().unwrap_or_default();
+    let states = config
+        .get("hooks")
+        .and_then(|h| h.get("state"))
+        .and_then(|s| s.as_table_like());
+    let names: Vec<String> = std::iter::once(path.to_path_buf())
+        .chain(path.canonicalize().ok())
+        .map(|p| p.display().to_string())
+        .collect();
+    let trusted = |key: &str| {
+        states
+            .and_then(|t| t.get(key))
+            .and_then(|e| e.get("trusted_hash"))
+            .is_some_and(|h| h.as_str().is_some_and(|h| !h.is_empty()))
+    };
+    let mut ours = 0;
+    let mut untrusted = Vec::new();
+    for (event, groups) in doc.get("hooks").and_then(Value::as_object)? {
+        let snake = snake_case(event);
+        for (g, group) in groups.as_array().into_iter().flatten().enumerate() {
+            let inner = group.get("hooks").and_then(Value::as_array);
+            for (h, hook) in inner.into_iter().flatten().enumerate() {
+                if !is_ours(hook) {
+                    continue;
+                }
+                ours += 1;
+                let ok = names
+                    .iter()
+                    .any(|n| trusted(&format!("{n}:{snake}:{g}:{h}")));
+                if !ok && !untrusted.contains(event) {
+                    untrusted.push(event.clone());
+                }
+            }
+        }
+    }
+    if ours == 0 {
+        return None;
+    }
+    let needed = !untrusted.is_empty();
+    Some(TrustReport {
+        state: if needed {
+            TrustState::Needed
+        } else {
+            TrustState::Trusted
+        },
+        untrusted,
+        hint: needed.then(|| CODEX_TRUST_HINT.to_string()),
+    })
+}
+
+/// `PreToolUse` → `pre_tool_use`.
+fn snake_case(event: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in event.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// What to do to an agent's file.
@@ -318,6 +423,7 @@ pub fn apply(
         changed: false,
         skipped: false,
         notify: None,
+        trust: None,
     };
     let text = read_optional(&path)?;
     let bad = |reason: String| SetupError::BadConfig {
@@ -343,9 +449,15 @@ pub fn apply(
         report.notify = Some(notify);
         notify_text = text;
     }
+    let trust = |doc: &Value| {
+        (agent == Agent::Codex)
+            .then(|| codex_trust(&path, doc, &dir))
+            .flatten()
+    };
     if look_only {
         report.state = state_of(agent, &doc, program).map_err(bad)?;
         report.skipped = action == Action::Install;
+        report.trust = trust(&doc);
         return Ok(report);
     }
     edit(agent, &mut doc, program, action == Action::Install).map_err(bad)?;
@@ -368,6 +480,7 @@ pub fn apply(
         crate::output::write_atomic(&notify.path, text.as_bytes())
             .map_err(|e| SetupError::Io(e.into()))?;
     }
+    report.trust = trust(&doc);
     Ok(report)
 }
 
@@ -558,6 +671,45 @@ pub fn agents(name: Option<&str>) -> Result<Vec<Agent>, SetupError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn codex_trust_is_read_from_its_hooks_state() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("hooks.json");
+        let ours = "termio agent report done --agent codex --event Stop >/dev/null 2>&1 || true # termio-hooks v1";
+        let doc = json!({"hooks": {
+            "Stop": [
+                {"hooks": [{"type": "command", "command": "my-own-hook"}]},
+                {"hooks": [{"type": "command", "command": ours}]}
+            ],
+            "PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": ours}]}]
+        }});
+        let trust = |config: &str| {
+            std::fs::write(dir.path().join("config.toml"), config).unwrap();
+            codex_trust(&path, &doc, dir.path()).unwrap()
+        };
+        // Nothing recorded (Codex 0.171.0 asks "Hooks need review").
+        let t = trust("model = \"m\"\n");
+        assert_eq!(t.state, TrustState::Needed);
+        assert_eq!(t.untrusted, ["Stop", "PreToolUse"]);
+        assert!(t.hint.unwrap().contains("Trust all and continue"));
+        // Trust for our Stop hook (its second group) only.
+        let p = path.display();
+        let stop = format!("[hooks.state.\"{p}:stop:1:0\"]\ntrusted_hash = \"sha256:ab\"\n");
+        let t = trust(&stop);
+        assert_eq!(
+            (t.state, t.untrusted),
+            (TrustState::Needed, vec!["PreToolUse".to_string()])
+        );
+        let both =
+            format!("{stop}[hooks.state.\"{p}:pre_tool_use:0:0\"]\ntrusted_hash = \"sha256:cd\"\n");
+        let t = trust(&both);
+        assert_eq!((t.state, t.hint), (TrustState::Trusted, None));
+        // None of ours: nothing to say.
+        let theirs = json!({"hooks": {"Stop": [{"hooks": [{"command": "x"}]}]}});
+        assert_eq!(codex_trust(&path, &theirs, dir.path()), None);
+        assert_eq!(snake_case("UserPromptSubmit"), "user_prompt_submit");
+    }
 
     #[test]
     fn commands_carry_the_fingerprint_and_silence_the_reporter() {

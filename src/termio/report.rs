@@ -1,7 +1,9 @@
 //! `termio agent report <state> --agent <name> --event <Event>`: the command status hooks run
 //! (shared/notes/agents.md, "The termio contract on the hook side"). It reads the hook's stdin
 //! JSON (at most [`STDIN_LIMIT`] bytes, for at most [`STDIN_WAIT`]), takes the session from
-//! `TERMIO_SESSION`, and sends one `Report` request to a running host (it never starts one).
+//! `TERMIO_SESSION` (the host may book it to another session by the agent's own session id in
+//! the input, see [`super::status::monitor::route`]; without `TERMIO_SESSION`, by that id
+//! alone), and sends one `Report` request to a running host (it never starts one).
 //!
 //! It must never block or break the agent: it gives up after [`HOST_WAIT`], prints nothing
 //! (except `{}` for Cursor, whose hooks must print JSON), and always exits 0. Installed hooks
@@ -39,10 +41,13 @@ pub fn run(state: &str, agent: &str, event: &str, payload: Option<&str>) -> i32 
         Some(p) => serde_json::from_str(p).unwrap_or(Value::Null),
         None => read_stdin(),
     };
-    let Some(session) = std::env::var("TERMIO_SESSION")
+    // Without `TERMIO_SESSION` (a hook run by an agent's daemon started outside termio), the
+    // host may still know the session by the agent's own session id in the input.
+    let session = std::env::var("TERMIO_SESSION")
         .ok()
         .filter(|s| !s.trim().is_empty())
-    else {
+        .or_else(|| super::status::monitor::agent_session_id(&input).map(|_| String::new()));
+    let Some(session) = session else {
         return 0;
     };
     let request = wire::request(&TermioRequest::Report {

@@ -384,10 +384,21 @@ fn handle_inner(
             event,
             input,
         } => {
-            let s = by_uuid(&all, &session).ok_or_else(|| {
-                Error::new(Code::NotFound, format!("no session {session} on this host"))
-            })?;
+            // The session the report names, unless the agent's own session id in the input
+            // says it is another's (Codex runs every TUI's hooks with one TUI's environment).
+            let named = by_uuid(&all, &session);
+            let routed = monitor::route(&all, named.clone(), &agent, &input);
+            if named.is_none() && routed.is_none() {
+                return Err(Error::new(
+                    Code::NotFound,
+                    format!("no session {session} on this host"),
+                ));
+            }
             Ok(Box::new(move || {
+                let Some(s) = routed else {
+                    // Another thread's report (one no session knows): nothing to book.
+                    return Ok(json(&Success::new(Reported {})));
+                };
                 match monitor::apply_report(&s, &state, &agent, &event, &input) {
                     Ok(()) => Ok(json(&Success::new(Reported {}))),
                     Err(m) => Ok(Error::new(Code::BadRequest, m).to_json()),

@@ -82,6 +82,12 @@ const ANSWER_GRACE: Duration = Duration::from_secs(8);
 /// for the question to show on screen ([`Track::question_pending`]).
 pub const QUESTION_GRACE: Duration = Duration::from_secs(1);
 
+/// A hook's `working` that an in-band source (OSC 7501, OSC 9;4, the title) contradicts, at rest
+/// after that `working` for this long with no hook since, is over: the turn was interrupted
+/// (Escape or Ctrl-C: Claude Code and Codex fire no `Stop` hook then). Long enough for a
+/// normal turn's `Stop` hook, which trails the title's rest by a moment, to arrive first.
+pub const INTERRUPT_GRACE: Duration = Duration::from_secs(2);
+
 /// Plain-terminal-style settling for agents with no status signal: screen still this long.
 const SETTLE_QUIET: Duration = Duration::from_millis(1500);
 
@@ -287,6 +293,7 @@ pub struct Delivery {
 pub struct Track {
     def: AgentDef,
     ready: Option<Regex>,
+    starting: Option<Regex>,
     title_rules: Vec<(Regex, Status)>,
     screen_rules: Vec<(Regex, Status)>,
     /// When the track was made: the monotonic time and the wall-clock time then (what
@@ -330,6 +337,10 @@ pub struct Track {
     asked: VecDeque<(u64, Option<String>)>,
     /// When the status last became `needs-you`.
     asked_at: Option<Instant>,
+    /// The agent's own ids for this session (Codex's session/thread id, Claude Code's
+    /// `session_id`), learnt from hook reports: how a report from a hook that runs with
+    /// another session's environment finds its session ([`Track::knows`]).
+    agent_ids: Vec<String>,
 }
 
 fn compile(rules: &[agents::Rule]) -> Vec<(Regex, Status)> {
@@ -373,6 +384,7 @@ impl Track {
     fn new(def: AgentDef, cwd: PathBuf, launch: Launch, now: Instant, wall: SystemTime) -> Track {
         Track {
             ready: def.ready.as_deref().and_then(|r| Regex::new(r).ok()),
+            starting: def.starting.as_deref().and_then(|r| Regex::new(r).ok()),
             title_rules: compile(&def.title_rules),
             screen_rules: compile(&def.screen_rules),
             def,
@@ -406,6 +418,7 @@ impl Track {
             last_search: None,
             asked: VecDeque::new(),
             asked_at: None,
+            agent_ids: Vec::new(),
         }
     }
 
@@ -461,6 +474,8 @@ impl Track {
             .into_iter()
             .flatten()
             .next();
+            let interrupted = self.interrupted(now);
+            let base = interrupted.as_ref().or(base);
             if let (Some(a), Some(b)) = (self.answered, base) {
                 if b.at > a && b.status != Status::NeedsYou {
                     self.answered = None;
@@ -518,6 +533,27 @@ impl Track {
                 _ => t.rested_at = None,
             }
         }
+    }
+
+    /// The hook's `working` contradicted by an in-band rest since, held [`INTERRUPT_GRACE`]:
+    /// the turn ended without its hook (interrupted), `idle`.
+    fn interrupted(&self, now: Instant) -> Option<Said> {
+        let hook = self.hook.as_ref().filter(|h| h.status == Status::Working)?;
+        let rest = [&self.osc, &self.progress, &self.title]
+            .into_iter()
+            .flatten()
+            .next()
+            .filter(|s| matches!(s.status, Status::Done | Status::Idle))
+            .filter(|s| s.at > hook.at && now.duration_since(s.at) >= INTERRUPT_GRACE)?;
+        Some(Said {
+            status: Status::Idle,
+            reason: format!(
+                "interrupted: the turn ended without its hook ({})",
+                rest.reason
+            ),
+            message: None,
+            at: rest.at,
+        })
     }
 
     fn gone_reason(&self) -> String {
@@ -696,6 +732,43 @@ impl Track {
         self.change_since(seq)
     }
 
+    /// Whether `id` (an agent's session or thread id from a hook's input) is this session's:
+    /// learnt before ([`Track::learn`]), or the name of its transcript file carries it (Codex
+    /// names its rollout files by it).
+    pub fn knows(&self, id: &str) -> bool {
+        self.agent_ids.iter().any(|k| k == id)
+            || id.len() >= 8
+                && self
+                    .transcript
+                    .as_deref()
+                    .and_then(Path::file_name)
+                    .is_some_and(|f| f.to_string_lossy().contains(id))
+    }
+
+    /// Whether the session knows any agent id yet.
+    pub fn knows_any(&self) -> bool {
+        !self.agent_ids.is_empty()
+    }
+
+    /// Records `id` as this session's agent id.
+    pub fn learn(&mut self, id: &str) {
+        if !id.is_empty() && !self.agent_ids.iter().any(|k| k == id) {
+            self.agent_ids.push(id.to_string());
+        }
+    }
+
+    /// Whether `prompt` (a hook's submitted prompt, whole) is one this session typed or has
+    /// queued and not settled yet.
+    pub fn typed_prompt(&self, prompt: &str) -> bool {
+        let prompt = prompt.trim();
+        !prompt.is_empty()
+            && (self.queued.as_ref().is_some_and(|q| q.1.trim() == prompt)
+                || self
+                    .turns
+                    .iter()
+                    .any(|t| t.settled.is_none() && t.text.trim() == prompt))
+    }
+
     /// A hook's report at `now` (most trusted source). Returns the status change, if any.
     pub fn report(&mut self, report: Report, now: Instant) -> Option<Change> {
         let seq = self.seq;
@@ -756,7 +829,10 @@ impl Track {
                 let ready_screen = match &self.ready {
                     Some(re) => re.is_match(&self.screen_text),
                     None => quiet >= READY_QUIET_FALLBACK,
-                };
+                } && !self
+                    .starting
+                    .as_ref()
+                    .is_some_and(|re| re.is_match(&self.screen_text));
                 if self.dialog.is_none()
                     && self.status != Status::NeedsYou
                     && ready_screen
@@ -881,7 +957,20 @@ impl Track {
         if !self.title_rules.is_empty() {
             let title = seen.title.as_deref().unwrap_or("");
             let hit = self.title_rules.iter().find(|(re, _)| re.is_match(title));
+            let after_turn = self
+                .title
+                .as_ref()
+                .is_some_and(|s| matches!(s.status, Status::Working | Status::Done));
             let said = match hit {
+                // An idle title after a working one: the turn ended (Gemini CLI's `◇ Ready`
+                // after `✦ Working…`, Claude Code's `✳` after its spinner), done until the
+                // title says something else.
+                Some((re, Status::Idle)) if after_turn => Some(Said {
+                    status: Status::Done,
+                    reason: format!("title rule {} after working", re.as_str()),
+                    message: None,
+                    at: now,
+                }),
                 Some((re, st)) => Some(Said {
                     status: *st,
                     reason: format!("title rule {}", re.as_str()),
@@ -905,27 +994,47 @@ impl Track {
         if let Some(text) = &seen.text {
             if !self.screen_rules.is_empty() {
                 let hit = self.screen_rules.iter().find(|(re, _)| re.is_match(text));
-                let said = hit.map(|(re, st)| Said {
-                    status: *st,
-                    reason: format!("screen rule {}", re.as_str()),
-                    message: None,
-                    at: now,
+                // As with titles: an idle screen after a working one is the turn's end.
+                let after_turn = self
+                    .screen
+                    .as_ref()
+                    .is_some_and(|s| matches!(s.status, Status::Working | Status::Done));
+                let said = hit.map(|(re, st)| match st {
+                    Status::Idle if after_turn => Said {
+                        status: Status::Done,
+                        reason: format!("screen rule {} after working", re.as_str()),
+                        message: None,
+                        at: now,
+                    },
+                    _ => Said {
+                        status: *st,
+                        reason: format!("screen rule {}", re.as_str()),
+                        message: None,
+                        at: now,
+                    },
                 });
                 let said = said.or_else(|| self.screen.clone());
                 Track::say(&mut self.screen, said);
             }
-            self.screen_question = agents::dialog_question(text);
+        }
+        // Dialogs: on a new screen, and while an answered dialog is in its grace (which may
+        // end on a screen that no longer changes).
+        if seen.text.is_some() || self.answered_dialog.is_some() {
+            self.screen_question = agents::dialog_question(&self.screen_text);
             self.dialog = if self.def.dialogs {
                 self.screen_question.clone()
             } else {
                 None
             };
             // The answered dialog may stay on screen a moment (the agent has not read the
-            // answer yet): not a new question unless it outstays the grace.
+            // answer yet): not a new question unless it outstays the grace. A dialog the
+            // answer went to before it was seen (`None`) is whichever shows first; a known
+            // one stays itself when the screen blanks between two dialogs, so the next dialog
+            // is a new question at once.
             if let Some((q, at)) = self.answered_dialog.take() {
                 let fresh = now.duration_since(at) < ANSWER_GRACE;
                 match (q, self.dialog.clone()) {
-                    (_, None) if fresh => self.answered_dialog = Some((None, at)),
+                    (q, None) if fresh => self.answered_dialog = Some((q, at)),
                     (q, Some(d)) if fresh && q.as_ref().is_none_or(|q| *q == d) => {
                         self.dialog = None;
                         self.answered_dialog = Some((Some(d), at));
@@ -1027,11 +1136,26 @@ impl Track {
             return;
         }
         let resting = matches!(status, Status::Done | Status::Idle);
+        // The agent took the prompt: its prompt line is in the transcript (a turn never seen
+        // working settles at rest only then: Codex may hold a prompt typed while it starts,
+        // and resting before it takes it is no turn).
+        let taken = || {
+            path.as_deref().is_some_and(|p| {
+                let from = t.cursor.or(last_end).unwrap_or(0);
+                let n = needle(&t.text);
+                files
+                    .lines(p, from, files.line_count(p))
+                    .iter()
+                    .any(|l| n.is_none_or(|n| transcript::is_prompt_for(l, n)))
+            })
+        };
         let rested = match t.rested_at {
             Some(r) if t.rest_by_hook || now.duration_since(r) >= REST_HOLD => Some(r),
             Some(_) => None,
             // Never seen working (a turn faster than sampling) but back at rest and quiet.
-            None if (no_signal || !t.seen_working && resting) && quiet >= SETTLE_QUIET => {
+            None if (no_signal || !t.seen_working && resting && taken())
+                && quiet >= SETTLE_QUIET =>
+            {
                 Some(now - quiet)
             }
             None => None,
@@ -1536,6 +1660,77 @@ mod tests {
                 ],
             },
             Script {
+                name: "a turn never seen working is not settled before the agent took its prompt",
+                def: AgentDef {
+                    transcript: Some("/t.jsonl".into()),
+                    ..def()
+                },
+                spawned: false,
+                steps: vec![
+                    (0, Osc("idle"), Some((Idle, "osc 7501 state=idle"))),
+                    (10, Deliver("fix the bug"), None),
+                    // The status moves (the delivery had an effect) but the agent, still
+                    // starting, holds the prompt: no transcript line, no settling.
+                    (100, Osc("done"), Some((Done, "osc 7501 state=done"))),
+                    (5000, Look, None),
+                    (5000, Settling(true), None),
+                    (5100, Append(PROMPT), None),
+                    (5200, Append(REPLY), None),
+                    (6300, Look, None),
+                    (8000, Look, None),
+                    (8000, Settling(false), None),
+                    (8000, CursorEnd(2), None),
+                ],
+            },
+            Script {
+                name: "an interrupted turn (no Stop hook, the title at rest) ends after a grace",
+                def: AgentDef {
+                    title_rules: vec![rule("^⠂", Working), rule("^✳", Idle)],
+                    ..def()
+                },
+                spawned: false,
+                steps: vec![
+                    (0, Title("✳ Claude Code"), Some((Idle, "title rule ^✳"))),
+                    (10, Deliver("fix the bug"), None),
+                    (20, Hook(Working, "UserPromptSubmit"), Some((Working, "hook UserPromptSubmit"))),
+                    (100, Title("⠂ Claude Code"), Some((Working, "hook UserPromptSubmit"))),
+                    // Escape: the title rests, no Stop hook comes.
+                    (500, Title("✳ Claude Code"), Some((Working, "hook UserPromptSubmit"))),
+                    (2400, Look, Some((Working, "hook UserPromptSubmit"))),
+                    // Rested: the turn ends (no transcript here: settled a moment later).
+                    (2500, Look, Some((Working, ENDING))),
+                    (2600, Settling(true), None),
+                    (
+                        3500,
+                        Look,
+                        Some((Idle, "interrupted: the turn ended without its hook (title rule ^✳ after working)")),
+                    ),
+                    (3500, Settling(false), None),
+                    // The next turn's hook is believed again.
+                    (4000, Deliver("next"), None),
+                    (4010, Hook(Working, "UserPromptSubmit"), Some((Working, "hook UserPromptSubmit"))),
+                    (4100, Title("⠂ Claude Code"), Some((Working, "hook UserPromptSubmit"))),
+                    (4500, Title("✳ Claude Code"), Some((Working, "hook UserPromptSubmit"))),
+                    (4700, Hook(Done, "Stop"), None),
+                    (7000, Look, Some((Done, "hook Stop"))),
+                ],
+            },
+            Script {
+                name: "an idle title after a working one is done, until the title moves on",
+                def: AgentDef {
+                    title_rules: vec![rule("Working", Working), rule("Ready", Idle)],
+                    ..def()
+                },
+                spawned: false,
+                steps: vec![
+                    (0, Title("◇ Ready"), Some((Idle, "title rule Ready"))),
+                    (100, Title("✦ Working…"), Some((Working, "title rule Working"))),
+                    (200, Title("◇ Ready"), Some((Done, "title rule Ready after working"))),
+                    (300, Look, Some((Done, "title rule Ready after working"))),
+                    (400, Title("✦ Working…"), Some((Working, "title rule Working"))),
+                ],
+            },
+            Script {
                 name: "screen rules keep their last word while none matches",
                 def: AgentDef {
                     screen_rules: vec![rule("esc to interrupt", Working), rule("(?m)^> *$", Idle)],
@@ -1545,7 +1740,7 @@ mod tests {
                 steps: vec![
                     (0, Screen("✻ Thinking… (esc to interrupt)"), Some((Working, "screen rule esc to interrupt"))),
                     (100, Screen("output scrolls"), Some((Working, "screen rule esc to interrupt"))),
-                    (200, Screen("done\n> "), Some((Idle, "screen rule (?m)^> *$"))),
+                    (200, Screen("done\n> "), Some((Done, "screen rule (?m)^> *$ after working"))),
                 ],
             },
             Script {

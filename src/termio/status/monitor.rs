@@ -37,9 +37,10 @@ impl Slot {
         self.track.lock().is_some()
     }
 
-    /// What `list` shows, for agent sessions.
+    /// What `list` shows, for agent sessions (a transcript only once its file exists: Claude
+    /// Code's `SessionStart` hook names a file it writes at the first prompt).
     pub fn view(&self) -> Option<View> {
-        self.track.lock().as_ref().map(Track::view)
+        self.track.lock().as_ref().map(Track::view).map(existing)
     }
 
     /// The agent's definition, for agent sessions.
@@ -134,6 +135,14 @@ pub fn start(s: &Tracked, def: AgentDef, prompt: String) -> Result<u64, String> 
         .spawn(move || monitor(&worker))
         .map_err(|e| e.to_string())?;
     Ok(turn)
+}
+
+/// `view` without a transcript path whose file does not exist (yet).
+fn existing(mut view: View) -> View {
+    if view.transcript.as_deref().is_some_and(|p| !p.exists()) {
+        view.transcript = None;
+    }
+    view
 }
 
 /// What the monitor reads from the session in one look (`text` only when the screen changed
@@ -327,13 +336,14 @@ pub fn send(
         }
         std::thread::sleep(TICK);
     }
-    let (asking, choice, current, seq, path) = {
+    let (asking, choice, choice_return, current, seq, path) = {
         let g = s.meta.agent.track.lock();
         let t = g.as_ref().ok_or_else(|| not_agent(s))?;
         let asking = t.status() == Status::NeedsYou;
         (
             asking,
             asking && t.choice_on_screen() && is_option_number(text),
+            t.def().choice_return,
             t.current_turn(),
             t.seq(),
             t.transcript().map(Path::to_path_buf),
@@ -353,9 +363,11 @@ pub fn send(
         };
         {
             let _typing = s.meta.agent.typing.lock();
-            // A numbered dialog acts on the digit itself: a Return after it would confirm
-            // whatever the agent shows next (its next dialog's default, or an empty prompt).
-            typist::submit(s, typed, enter && !choice)?;
+            // A numbered dialog acts on the digit itself (Claude Code, Gemini CLI): a Return
+            // after it would confirm whatever the agent shows next (its next dialog's
+            // default, or an empty prompt). Codex's dialogs only move their pointer on a
+            // digit (agents' `choice_return`): the Return confirms the chosen option.
+            typist::submit(s, typed, enter && (!choice || choice_return))?;
         }
         return Ok(Sent {
             turn: current,
@@ -396,7 +408,7 @@ pub fn probe(s: &Tracked, id: u64, from_seq: u64, budget: Duration) -> TurnProbe
                     (
                         o,
                         m,
-                        Some(t.view()),
+                        Some(existing(t.view())),
                         t.settled_range(id),
                         t.response_start(id, &Files),
                     )
@@ -507,4 +519,117 @@ pub fn apply_report(
     });
     t.report(report, now);
     Ok(())
+}
+
+/// The agent's own session id a hook's input carries: `session_id` (Claude Code, Codex and
+/// Gemini CLI hooks), `thread-id` (Codex's `notify`), `conversation_id` (Cursor).
+pub fn agent_session_id(input: &Value) -> Option<&str> {
+    ["session_id", "thread-id", "conversation_id"]
+        .iter()
+        .find_map(|k| input.get(*k).and_then(Value::as_str))
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+}
+
+/// The prompt a hook's input carries, whole: `prompt` (`UserPromptSubmit`), else the last of
+/// `input-messages` (Codex's `notify`).
+fn submitted_prompt(input: &Value) -> Option<&str> {
+    input
+        .get("prompt")
+        .and_then(Value::as_str)
+        .or_else(|| {
+            input
+                .get("input-messages")
+                .and_then(Value::as_array)
+                .and_then(|m| m.last())
+                .and_then(Value::as_str)
+        })
+        .filter(|p| !p.trim().is_empty())
+}
+
+/// Which session a hook's report is for (issue: Codex runs every TUI's hooks and `notify` in
+/// one app-server daemon, with the environment, so the `TERMIO_SESSION`, of whichever codex
+/// started it). `named` is the session `TERMIO_SESSION` names, if any. Without an agent
+/// session id in the input, the named session. With one (see [`agent_session_id`]), in order:
+///
+/// 1. the session that knows the id (learnt before, or its transcript file carries it);
+/// 2. the session that typed the input's prompt, whole (preferring the named one, then one
+///    that knows no id yet);
+/// 3. the named session, unless it knows other ids already (the report is another thread's,
+///    such as Codex's title helper); it learns the id unless another session of the same
+///    agent in the same folder knows none yet either (ambiguous: the report still counts
+///    there, the id is learnt later by its prompt);
+/// 4. the one session of the agent in the input's `cwd` that knows no id yet.
+///
+/// `None`: the report is no session's (dropped).
+pub fn route(
+    all: &[Tracked],
+    named: Option<Tracked>,
+    agent: &str,
+    input: &Value,
+) -> Option<Tracked> {
+    let Some(id) = agent_session_id(input) else {
+        return named;
+    };
+    let with_track = |s: &Tracked, f: &mut dyn FnMut(&mut Track) -> bool| {
+        s.meta.agent.track.lock().as_mut().is_some_and(f)
+    };
+    let learn = |s: &Tracked| {
+        with_track(s, &mut |t| {
+            t.learn(id);
+            true
+        });
+    };
+    // 1. Known.
+    if let Some(s) = all.iter().find(|s| with_track(s, &mut |t| t.knows(id))) {
+        return Some(s.clone());
+    }
+    // 2. Its prompt.
+    if let Some(prompt) = submitted_prompt(input) {
+        let typed: Vec<&Tracked> = all
+            .iter()
+            .filter(|s| with_track(s, &mut |t| t.typed_prompt(prompt)))
+            .collect();
+        let is_named = |s: &&Tracked| named.as_ref().is_some_and(|n| n.id == s.id);
+        let pick = typed
+            .iter()
+            .find(|s| is_named(s))
+            .or_else(|| {
+                typed
+                    .iter()
+                    .find(|s| with_track(s, &mut |t| !t.knows_any()))
+            })
+            .or_else(|| typed.first());
+        if let Some(s) = pick {
+            learn(s);
+            return Some((*s).clone());
+        }
+    }
+    // Sessions of this agent in the input's folder that know no id yet.
+    let cwd = input.get("cwd").and_then(Value::as_str).map(Path::new);
+    let fresh: Vec<&Tracked> = all
+        .iter()
+        .filter(|s| {
+            with_track(s, &mut |t| t.def().name == agent && !t.knows_any())
+                && cwd.is_none_or(|c| c == s.meta.cwd())
+        })
+        .collect();
+    // 3. The named session.
+    if let Some(n) = named {
+        let other_thread = with_track(&n, &mut |t| t.knows_any());
+        if !other_thread {
+            if !fresh.iter().any(|s| s.id != n.id) {
+                learn(&n);
+            }
+            return Some(n);
+        }
+    }
+    // 4. The one fresh session.
+    match fresh.as_slice() {
+        [one] => {
+            learn(one);
+            Some((*one).clone())
+        }
+        _ => None,
+    }
 }
