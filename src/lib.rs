@@ -32,6 +32,9 @@
 //!   markers ask for) and `batch restore` (assets back from a manifest).
 //! - [`mcp`]: `console2svg mcp`, the session suite and termio's verbs as an MCP server on stdio
 //!   (rmcp): tools, screen resources with subscriptions; a client of the host like the CLI.
+//! - [`live`]: `console2svg live-server`, a session's screen (or a termio project's focused
+//!   one) rendered as SVG and pushed to a browser page over Server-Sent Events; a client of
+//!   the host like the MCP server.
 //! - [`cli`]: clap definitions and printing for the binaries; wires termio's extension into the
 //!   host; no logic beyond argument mapping.
 
@@ -44,6 +47,7 @@ pub mod duration;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod host;
+pub mod live;
 pub mod mask;
 pub mod mcp;
 pub mod options;

@@ -29,6 +29,7 @@ const SUBCOMMANDS: &[&str] = &[
     "mask",
     "batch",
     "mcp",
+    "live-server",
     "tmux",
     "help",
     "__host",
@@ -111,6 +112,10 @@ enum Command {
     },
     /// Serve the session suite to AI agents over the Model Context Protocol (stdio).
     Mcp,
+    /// Show a program's screen live in a browser: a page, pushed over Server-Sent Events as
+    /// the screen changes; `GET /snapshot.svg`, `GET /health`.
+    #[command(name = "live-server")]
+    LiveServer(Box<super::live::LiveArgs>),
     /// Capture a tmux pane: not in this version (record tmux itself with `capture -- tmux …`).
     Tmux,
     /// Run the session host (started on demand by `session` commands).
@@ -375,6 +380,7 @@ pub fn main() -> Result<(), CliError> {
             command: MaskCommand::Test { text, json, mask },
         } => mask_test(&text, json, &mask, cli.config),
         Command::Mcp => crate::mcp::run().map_err(CliError::new),
+        Command::LiveServer(args) => super::live::run(*args, cli.config.as_deref()),
         Command::Tmux => Err(CliError {
             message: "capturing a tmux pane (`console2svg tmux`) is not in this version; \
                       to record tmux itself, run `console2svg capture -- tmux …`"
