@@ -13,10 +13,11 @@ use crate::live::{self, Fit, Listener, Source};
 /// `live-server` options.
 #[derive(Args, Debug)]
 pub struct LiveArgs {
-    /// Where to listen, HOST:PORT (port 0 picks a free port; the address served is printed).
-    /// Loopback unless told otherwise.
-    #[arg(value_name = "HOST:PORT", default_value = live::DEFAULT_ADDR)]
-    addr: String,
+    /// Where to listen, HOST:PORT or :PORT (loopback); port 0 picks a free port and the
+    /// address served is printed. Default: the config's `live-server.host`, else
+    /// 127.0.0.1:38473.
+    #[arg(value_name = "HOST:PORT")]
+    addr: Option<String>,
     /// Show an existing session (an id from `session list`) instead of starting one.
     #[arg(long, value_name = "ID", conflicts_with_all = ["termio", "command"])]
     session: Option<String>,
@@ -59,7 +60,9 @@ pub fn run(args: LiveArgs, config: Option<&Path>) -> Result<(), CliError> {
         .resolve(None)?;
     let still = options.still()?;
     let appearance = still.mask_header(appearance);
-    let listener = Listener::bind(&args.addr)?;
+    let configured = options.live_server.as_ref().and_then(|l| l.host.clone());
+    let addr = live::listen_address(args.addr.as_deref().or(configured.as_deref()));
+    let listener = Listener::bind(&addr)?;
     let (source, started) = match (&args.session, args.termio) {
         (Some(id), _) => (Source::Session(id.clone()), None),
         (None, true) => (

@@ -39,6 +39,17 @@ use crate::term::Screen;
 /// The address served when none is given: loopback only.
 pub const DEFAULT_ADDR: &str = "127.0.0.1:38473";
 
+/// The address to listen on for `given` (a flag or the config's `live-server.host`): empty or
+/// absent is [`DEFAULT_ADDR`]; `:PORT` is loopback (`127.0.0.1:PORT`), as the original's
+/// config reads it; anything else as given.
+pub fn listen_address(given: Option<&str>) -> String {
+    match given.map(str::trim) {
+        None | Some("") => DEFAULT_ADDR.to_string(),
+        Some(a) if a.starts_with(':') => format!("127.0.0.1{a}"),
+        Some(a) => a.to_string(),
+    }
+}
+
 /// The viewer page served at `GET /`.
 pub const PAGE: &str = include_str!("page.html");
 
@@ -511,6 +522,14 @@ mod tests {
         let addr = first.addr().to_string();
         let e = Listener::bind(&addr).err().expect("the port is taken");
         assert_eq!(e, format!("cannot listen on {addr}: the port is in use"));
+    }
+
+    #[test]
+    fn a_bare_port_listens_on_loopback() {
+        assert_eq!(listen_address(None), "127.0.0.1:38473");
+        assert_eq!(listen_address(Some("")), "127.0.0.1:38473");
+        assert_eq!(listen_address(Some(":8080")), "127.0.0.1:8080");
+        assert_eq!(listen_address(Some("0.0.0.0:9")), "0.0.0.0:9");
     }
 
     #[test]
