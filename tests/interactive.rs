@@ -196,6 +196,30 @@ fn interactive_hotkeys_write_a_still_and_an_animation() {
     );
 }
 
+/// `--replay-save` needs a command to type into, and a terminal to type in.
+#[test]
+fn replay_save_needs_a_command_and_a_terminal() {
+    let h = Host::new();
+    for (args, says) in [
+        (
+            &["capture", "--replay-save", "k.json"][..],
+            "--replay-save records the keys typed into a command",
+        ),
+        (
+            &["capture", "--replay-save", "k.json", "--", "true"][..],
+            "it needs a terminal on stdin",
+        ),
+    ] {
+        let out = h.cmd().args(args).write_stdin("").output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(says), "{err}");
+        assert!(!h.dir.path().join("k.json").exists());
+        assert!(!h.dir.path().join("output.svg").exists());
+    }
+}
+
 /// A bad replay file: one line naming it, exit 1, no picture.
 #[test]
 fn a_bad_replay_file_is_one_line_and_writes_nothing() {

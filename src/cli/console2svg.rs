@@ -539,6 +539,11 @@ fn run_capture(mut args: CaptureArgs, config: Option<PathBuf>) -> Result<(), Cli
         (None, n) => n.unwrap_or(crate::term::SCROLLBACK_LINES),
     };
 
+    if args.replay_save.is_some() && (args.command.is_empty() || args.video.input.is_some()) {
+        return Err(CliError::new(
+            "--replay-save records the keys typed into a command: give the command after `--`",
+        ));
+    }
     let capture = if let Some(path) = &args.video.input {
         let recording = super::video::read_cast(path)?;
         let (cols, rows) = (recording.cols, recording.rows);
