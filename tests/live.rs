@@ -431,3 +431,50 @@ fn a_port_in_use_or_an_unknown_session_is_one_clear_line() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("unknown session s_nonesuch"), "{err}");
 }
+
+/// Frames are throttled to `--fps`: a screen that changes all the time is sent at most that
+/// many times a second (plus the first frame). A small screen, so the host's stream (a frame
+/// per change, at most 30 a second) is not what limits the count in a debug build.
+#[test]
+fn frames_are_throttled_to_fps() {
+    let w = World::new();
+    let p = w.folder("p");
+    let live = Live::start(
+        &w,
+        &p,
+        &[
+            "--fps",
+            "2",
+            "-w",
+            "20",
+            "-h",
+            "3",
+            "--",
+            "bash",
+            "--norc",
+            "--noprofile",
+            "-c",
+            "while :; do echo $RANDOM; done",
+        ],
+    );
+    let authority = live.url.trim_start_matches("http://").trim_end_matches('/');
+    let mut s = TcpStream::connect(authority).unwrap();
+    write!(s, "GET /events HTTP/1.1\r\nHost: {authority}\r\n\r\n").unwrap();
+    s.set_read_timeout(Some(Duration::from_millis(100)))
+        .unwrap();
+    let mut reader = BufReader::new(s);
+    let start = Instant::now();
+    let mut events = 0;
+    let mut line = String::new();
+    while start.elapsed() < Duration::from_secs(3) {
+        line.clear();
+        match reader.read_line(&mut line) {
+            Ok(0) => break,
+            Ok(_) if line == "event: svg\n" => events += 1,
+            _ => {}
+        }
+    }
+    eprintln!("{events} frames in 3 s at --fps 2");
+    assert!(events >= 2, "the screen kept changing: {events} frames");
+    assert!(events <= 2 * 3 + 2, "{events} frames in 3 s at --fps 2");
+}
