@@ -12,7 +12,7 @@ use common::session::Host;
 const C2S: &str = env!("CARGO_BIN_EXE_console2svg");
 
 /// Waits (≤ 15 s) until `f` holds.
-fn until(what: &str, f: impl Fn() -> bool) {
+fn until(what: &str, mut f: impl FnMut() -> bool) {
     let end = Instant::now() + Duration::from_secs(15);
     while !f() {
         assert!(Instant::now() < end, "never: {what}");
@@ -248,4 +248,69 @@ fn a_bad_replay_file_is_one_line_and_writes_nothing() {
         assert!(err.contains(says), "{err}");
         assert!(!dir.join("out.svg").exists());
     }
+}
+
+/// SIGTERM to `interactive` ends the program it runs and restores the terminal's mode.
+#[test]
+fn a_signal_restores_the_terminal() {
+    let h = Host::new();
+    let marker = format!("pics-{}", std::process::id());
+    std::fs::create_dir(h.dir.path().join(&marker)).unwrap();
+    let id = h.start(&[
+        "--width",
+        "80",
+        "--height",
+        "20",
+        "--",
+        "bash",
+        "--norc",
+        "--noprofile",
+        "-c",
+        &format!(
+            "{C2S} interactive --out-dir {marker} -- sleep 60; echo status=$?; stty -a; sleep 30"
+        ),
+    ]);
+    let ours = |p: &u32| {
+        std::fs::read(format!("/proc/{p}/cmdline")).is_ok_and(|c| c.starts_with(C2S.as_bytes()))
+    };
+    let parent = |p: u32| -> Option<u32> {
+        let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).ok()?;
+        stat[stat.rfind(')')? + 1..]
+            .split_whitespace()
+            .nth(1)?
+            .parse()
+            .ok()
+    };
+    let interactive = || -> Option<u32> {
+        common::session::processes_with(&format!("interactive --out-dir {marker}"))
+            .into_iter()
+            .find(ours)
+    };
+    let program = |pid: u32| -> Option<u32> {
+        common::session::processes_with("sleep 60")
+            .into_iter()
+            .find(|p| parent(*p) == Some(pid))
+    };
+    until("interactive runs its program", || {
+        interactive().and_then(program).is_some()
+    });
+    let pid = interactive().unwrap();
+    let child = program(pid).unwrap();
+    // Its signal handlers are set up right after the program starts.
+    std::thread::sleep(Duration::from_millis(300));
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(pid as i32).unwrap(),
+        rustix::process::Signal::TERM,
+    )
+    .unwrap();
+    wait_text(&h, &id, "icanon");
+    let screen = h.text(&id);
+    assert!(screen.contains("status=0"), "ended cleanly: {screen}");
+    assert!(
+        !screen.contains("-icanon") && !screen.contains("-echo "),
+        "{screen}"
+    );
+    until("its program has ended", || {
+        !common::session::is_running(child)
+    });
 }
