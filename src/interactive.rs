@@ -63,11 +63,14 @@ pub enum Captured {
 
 /// A run's options.
 pub struct Options<'a> {
+    /// The program, its directory, environment and size (the size is the terminal's instead
+    /// when [`Source::Terminal::follow_size`]).
     pub spawn: SpawnSpec,
     /// Rows of scrollback (see [`Emulator::with_scrollback`]).
     pub scrollback: usize,
     /// Colours reported to OSC 10/11/4 queries.
     pub query_colors: QueryColors,
+    /// Where the input comes from.
     pub source: Source,
     /// Stop after this long (then [`Status::Partial`]).
     pub timeout: Option<Duration>,

@@ -14,7 +14,7 @@
 //! `modifiers` among `shift`, `alt`, `ctrl`, `meta`) or `raw` (`key` is sent as UTF-8 verbatim).
 //!
 //! [`decode_input`] turns the bytes a terminal sends for typed keys into these events; a
-//! keydown's bytes are made at replay time from the program's modes ([`Event::bytes`]), so an
+//! keydown's bytes are made at replay time from the program's modes ([`Typed::bytes`]), so an
 //! arrow key follows the program's cursor-key mode as it did when typed.
 
 use std::time::Duration;
