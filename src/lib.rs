@@ -12,6 +12,9 @@
 //!   gitleaks-format rule files. A safety net, not a guarantee.
 //! - [`crop`]: cropping a `Screen` by px, cells or text patterns (`--crop-*`).
 //! - [`capture`]: a one-shot capture: the pump run blocking (or a pipe) → emulator → screen.
+//! - [`interactive`]: a program run through our emulator with input from the user's terminal
+//!   (raw mode, F10/F9 hotkeys) or from a replay file, on the one pump's rules.
+//! - [`replay`]: replay files (the original's replay v1 JSON): typed bytes → key events and back.
 //! - [`recording`]: recordings (timed output), asciicast in/out, frame derivation, the ffmpeg pipe.
 //! - [`duration`]: durations as people write them (`500ms`, `2s`, `3m`), parsed and formatted.
 //! - [`host`]: the generic session host: socket server (one request loop for every client,
@@ -32,6 +35,9 @@
 //!   markers ask for) and `batch restore` (assets back from a manifest).
 //! - [`mcp`]: `console2svg mcp`, the session suite and termio's verbs as an MCP server on stdio
 //!   (rmcp): tools, screen resources with subscriptions; a client of the host like the CLI.
+//! - [`live`]: `console2svg live-server`, a session's screen (or a termio project's focused
+//!   one) rendered as SVG and pushed to a browser page over Server-Sent Events; a client of
+//!   the host like the MCP server.
 //! - [`cli`]: clap definitions and printing for the binaries; wires termio's extension into the
 //!   host; no logic beyond argument mapping.
 
@@ -44,6 +50,8 @@ pub mod duration;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod host;
+pub mod interactive;
+pub mod live;
 pub mod mask;
 pub mod mcp;
 pub mod options;
@@ -51,6 +59,7 @@ pub mod output;
 pub mod pty;
 pub mod recording;
 pub mod render;
+pub mod replay;
 pub mod scenario;
 pub mod status;
 pub mod term;

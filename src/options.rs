@@ -123,11 +123,11 @@ pub struct Options {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub environment: Option<EnvironmentOptions>,
     /// `interactive:` of the original's config document: read and checked, no effect here
-    /// (there is no interactive capture).
+    /// (`interactive` passes the terminal's input, mouse included, through as it comes).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interactive: Option<InteractiveOptions>,
-    /// `live-server:` of the original's config document: read and checked, no effect here
-    /// (there is no live server).
+    /// `live-server:` of the original's config document: `host` is where `live-server`
+    /// listens when no address is given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub live_server: Option<LiveServerOptions>,
     /// `converter:` of the original's config document: read and checked, no effect here
@@ -199,11 +199,11 @@ pub struct InteractiveOptions {
     pub mouse: Option<bool>,
 }
 
-/// `live-server:` of the original; no effect here.
+/// `live-server:` of the original.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct LiveServerOptions {
-    /// `host:port` the original's live server listens on.
+    /// `host:port` (or `:port`, loopback) `live-server` listens on without an address given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
 }

@@ -22,27 +22,31 @@ struct Rule {
 const RULES: &[Rule] = &[
     Rule {
         dir: "src/host",
-        forbidden: &["termio", "mcp"],
+        forbidden: &["termio", "mcp", "live"],
     },
     Rule {
         dir: "src/term",
         forbidden: &[
-            "host", "pty", "render", "termio", "scenario", "cli", "capture", "mcp",
+            "host", "pty", "render", "termio", "scenario", "cli", "capture", "mcp", "live",
         ],
     },
     Rule {
         dir: "src/recording",
-        forbidden: &["host", "termio", "scenario", "cli", "capture", "mcp"],
+        forbidden: &[
+            "host", "termio", "scenario", "cli", "capture", "mcp", "live",
+        ],
     },
     Rule {
         dir: "src/mask",
         forbidden: &[
-            "host", "pty", "render", "termio", "scenario", "cli", "capture", "mcp",
+            "host", "pty", "render", "termio", "scenario", "cli", "capture", "mcp", "live",
         ],
     },
     Rule {
         dir: "src/render",
-        forbidden: &["host", "pty", "termio", "scenario", "cli", "capture", "mcp"],
+        forbidden: &[
+            "host", "pty", "termio", "scenario", "cli", "capture", "mcp", "live",
+        ],
     },
 ];
 

@@ -171,6 +171,9 @@ fn version_works_on_every_subcommand() {
         vec!["batch", "markdown", "--version"],
         vec!["mcp", "--version"],
         vec!["tmux", "--version"],
+        vec!["live-server", "--version"],
+        vec!["replay", "--version"],
+        vec!["interactive", "--version"],
     ] {
         let out = console2svg().args(&args).output().unwrap();
         assert_eq!(out.status.code(), Some(0), "{args:?}");

@@ -29,6 +29,9 @@ const SUBCOMMANDS: &[&str] = &[
     "mask",
     "batch",
     "mcp",
+    "live-server",
+    "replay",
+    "interactive",
     "tmux",
     "help",
     "__host",
@@ -111,6 +114,17 @@ enum Command {
     },
     /// Serve the session suite to AI agents over the Model Context Protocol (stdio).
     Mcp,
+    /// Show a program's screen live in a browser: a page, pushed over Server-Sent Events as
+    /// the screen changes; `GET /snapshot.svg`, `GET /health`.
+    #[command(name = "live-server")]
+    LiveServer(Box<super::live::LiveArgs>),
+    /// Run a command typing the keys of a replay file (from `capture --replay-save`) at their
+    /// times, and render the final screen as `capture` does.
+    #[command(after_help = COMMAND_LINE_RULE)]
+    Replay(Box<ReplayArgs>),
+    /// Run a program in this terminal through our emulator; F10 writes a still SVG of the
+    /// screen, F9 starts and F9 again ends an animated SVG recording.
+    Interactive(Box<super::interactive::InteractiveArgs>),
     /// Capture a tmux pane: not in this version (record tmux itself with `capture -- tmux …`).
     Tmux,
     /// Run the session host (started on demand by `session` commands).
@@ -198,6 +212,14 @@ struct CaptureArgs {
     /// Do not remove CI and TF_BUILD from the environment.
     #[arg(long)]
     no_delete_envs: bool,
+    /// Run the command interactively in this terminal (keys typed reach it, its output is
+    /// shown) and save the keys typed, with their times, to FILE (replay v1 JSON) for
+    /// `console2svg replay FILE -- <command>`.
+    #[arg(long, value_name = "FILE")]
+    replay_save: Option<PathBuf>,
+    /// The keys to type (from `replay`'s file).
+    #[arg(skip)]
+    script: Option<Vec<crate::replay::Event>>,
     #[command(flatten)]
     appearance: super::appearance::AppearanceArgs,
     #[command(flatten)]
@@ -208,6 +230,16 @@ struct CaptureArgs {
     /// single argument is a shell command line. Without one, stdin is read as terminal output.
     #[arg(trailing_var_arg = true, value_name = "COMMAND")]
     command: Vec<OsString>,
+}
+
+/// `replay` options: the replay file, then `capture`'s options.
+#[derive(Args, Debug)]
+struct ReplayArgs {
+    /// The replay file (replay v1 JSON, as `capture --replay-save` writes).
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    #[command(flatten)]
+    capture: CaptureArgs,
 }
 
 /// `cast` options: the recording, then `capture`'s options.
@@ -365,6 +397,22 @@ pub fn main() -> Result<(), CliError> {
         Command::Host => crate::host::server::run(vec![crate::termio::service::extension()])
             .map_err(CliError::new),
         Command::Capture(args) => run_capture(*args, cli.config),
+        Command::Replay(args) => {
+            let ReplayArgs { file, mut capture } = *args;
+            if capture.command.is_empty() {
+                return Err(CliError::new(format!(
+                    "replay {}: no command given (console2svg replay FILE -- <command>)",
+                    file.display()
+                )));
+            }
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| format!("cannot read the replay file {}: {e}", file.display()))?;
+            let events = crate::replay::parse(&text)
+                .map_err(|e| format!("bad replay file {}: {e}", file.display()))?;
+            capture.script = Some(events);
+            run_capture(capture, cli.config)
+        }
+        Command::Interactive(args) => super::interactive::run(*args, cli.config.as_deref()),
         Command::Cast(args) => {
             let CastArgs { file, mut capture } = *args;
             capture.video.input = Some(file);
@@ -375,6 +423,7 @@ pub fn main() -> Result<(), CliError> {
             command: MaskCommand::Test { text, json, mask },
         } => mask_test(&text, json, &mask, cli.config),
         Command::Mcp => crate::mcp::run().map_err(CliError::new),
+        Command::LiveServer(args) => super::live::run(*args, cli.config.as_deref()),
         Command::Tmux => Err(CliError {
             message: "capturing a tmux pane (`console2svg tmux`) is not in this version; \
                       to record tmux itself, run `console2svg capture -- tmux …`"
@@ -490,6 +539,11 @@ fn run_capture(mut args: CaptureArgs, config: Option<PathBuf>) -> Result<(), Cli
         (None, n) => n.unwrap_or(crate::term::SCROLLBACK_LINES),
     };
 
+    if args.replay_save.is_some() && (args.command.is_empty() || args.video.input.is_some()) {
+        return Err(CliError::new(
+            "--replay-save records the keys typed into a command: give the command after `--`",
+        ));
+    }
     let capture = if let Some(path) = &args.video.input {
         let recording = super::video::read_cast(path)?;
         let (cols, rows) = (recording.cols, recording.rows);
@@ -536,22 +590,27 @@ fn run_capture(mut args: CaptureArgs, config: Option<PathBuf>) -> Result<(), Cli
             background: palette.background,
             ansi: appearance.theme.ansi,
         };
-        capture::run_command(&CommandCapture {
-            spawn: SpawnSpec {
-                argv: args.command.clone(),
-                cwd,
-                cols,
-                rows,
-                color_env: environment.color_env(args.no_colorenv),
-                delete_ci_env: environment.delete_ci_env(args.no_delete_envs),
-                env: Vec::new(),
-                base_env: None,
-            },
-            timeout: args.timeout,
-            query_colors,
-            record,
-            scrollback,
-        })?
+        let spawn = SpawnSpec {
+            argv: args.command.clone(),
+            cwd,
+            cols,
+            rows,
+            color_env: environment.color_env(args.no_colorenv),
+            delete_ci_env: environment.delete_ci_env(args.no_delete_envs),
+            env: Vec::new(),
+            base_env: None,
+        };
+        if args.script.is_some() || args.replay_save.is_some() {
+            typed_capture(&mut args, spawn, query_colors, scrollback, record)?
+        } else {
+            capture::run_command(&CommandCapture {
+                spawn,
+                timeout: args.timeout,
+                query_colors,
+                record,
+                scrollback,
+            })?
+        }
     };
     let Capture {
         screen: mut full,
@@ -641,6 +700,54 @@ fn run_capture(mut args: CaptureArgs, config: Option<PathBuf>) -> Result<(), Cli
         ))?;
     }
     Ok(())
+}
+
+/// A capture whose keys are typed: from a replay file (`replay`), or by the user in this
+/// terminal with the keys saved (`capture --replay-save`).
+///
+/// Errors: `--replay-save` without a terminal on stdin, an animation asked for (these make
+/// stills), the program not starting, the replay file not writable.
+fn typed_capture(
+    args: &mut CaptureArgs,
+    spawn: SpawnSpec,
+    query_colors: QueryColors,
+    scrollback: usize,
+    record: bool,
+) -> Result<Capture, CliError> {
+    use crate::interactive::{self, Source};
+    if record {
+        return Err(CliError::new(
+            "replay and --replay-save make a still picture: drop the animation options",
+        ));
+    }
+    let source = match args.script.take() {
+        Some(events) => Source::Script(events),
+        None if !std::io::stdin().is_terminal() => {
+            return Err(CliError::new(
+                "--replay-save records the keys typed: it needs a terminal on stdin",
+            ))
+        }
+        None => Source::Terminal {
+            record_keys: true,
+            hotkeys: false,
+            follow_size: false,
+        },
+    };
+    let mut no_hotkeys = |_| Err("hotkeys are off".to_string());
+    let outcome = interactive::run(interactive::Options {
+        spawn,
+        scrollback,
+        query_colors,
+        source,
+        timeout: args.timeout,
+        on_capture: &mut no_hotkeys,
+    })?;
+    if let Some(path) = &args.replay_save {
+        let created = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
+        let text = crate::replay::write(&outcome.keys, outcome.capture.duration, &created);
+        output::write_atomic(path, text.as_bytes())?;
+    }
+    Ok(outcome.capture)
 }
 
 /// The `mask test --json` reply.

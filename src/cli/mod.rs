@@ -4,6 +4,8 @@
 pub mod appearance;
 pub mod batch;
 pub mod console2svg;
+pub mod interactive;
+pub mod live;
 pub mod scenario;
 pub mod session;
 pub mod still;
