@@ -32,6 +32,7 @@
 //!   markers ask for) and `batch restore` (assets back from a manifest).
 //! - [`mcp`]: `console2svg mcp`, the session suite and termio's verbs as an MCP server on stdio
 //!   (rmcp): tools, screen resources with subscriptions; a client of the host like the CLI.
+//! - [`tmux`]: reading an existing tmux pane (cells, cursor, history) into a `Screen`.
 //! - [`cli`]: clap definitions and printing for the binaries; wires termio's extension into the
 //!   host; no logic beyond argument mapping.
 
@@ -55,3 +56,4 @@ pub mod scenario;
 pub mod status;
 pub mod term;
 pub mod termio;
+pub mod tmux;

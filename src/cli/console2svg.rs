@@ -111,8 +111,11 @@ enum Command {
     },
     /// Serve the session suite to AI agents over the Model Context Protocol (stdio).
     Mcp,
-    /// Capture a tmux pane: not in this version (record tmux itself with `capture -- tmux …`).
-    Tmux,
+    /// Existing tmux panes: `tmux capture` renders one like a capture of the same program.
+    Tmux {
+        #[command(subcommand)]
+        command: super::tmux::TmuxCommand,
+    },
     /// Run the session host (started on demand by `session` commands).
     #[command(name = "__host", hide = true)]
     Host,
@@ -220,7 +223,7 @@ struct CastArgs {
     capture: CaptureArgs,
 }
 
-fn parse_scale(s: &str) -> Result<f32, String> {
+pub(super) fn parse_scale(s: &str) -> Result<f32, String> {
     match s.parse::<f32>() {
         Ok(v) if v.is_finite() && (0.1..=10.0).contains(&v) => Ok(v),
         _ => Err(format!("'{s}' is not a scale from 0.1 to 10")),
@@ -324,9 +327,24 @@ pub fn main() -> Result<(), CliError> {
     }
     let (cli, matches) = match parse(argv) {
         Ok(v) => v,
+        // `console2svg session` (or `tmux`, `theme`…) with no verb: name the verbs.
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let message = missing_verb(&first);
+            match first.as_str() {
+                "session" => std::process::exit(super::session::usage_message(message)),
+                "scenario" => std::process::exit(super::scenario::usage_message(message)),
+                _ => {}
+            }
+            super::print_error("console2svg", &message);
+            std::process::exit(2);
+        }
         // Agents parse stdout: a `session` verb's argument error is the contract's envelope.
         Err(e) if first == "session" && e.use_stderr() => {
             std::process::exit(super::session::usage_error(&e));
+        }
+        // Scenario runs are read by scripts: their argument errors are the same envelope.
+        Err(e) if first == "scenario" && e.use_stderr() => {
+            std::process::exit(super::scenario::usage_error(&e));
         }
         Err(e) if e.use_stderr() => {
             super::print_error("console2svg", &super::clap_error_line(&e));
@@ -375,12 +393,7 @@ pub fn main() -> Result<(), CliError> {
             command: MaskCommand::Test { text, json, mask },
         } => mask_test(&text, json, &mask, cli.config),
         Command::Mcp => crate::mcp::run().map_err(CliError::new),
-        Command::Tmux => Err(CliError {
-            message: "capturing a tmux pane (`console2svg tmux`) is not in this version; \
-                      to record tmux itself, run `console2svg capture -- tmux …`"
-                .into(),
-            code: 2,
-        }),
+        Command::Tmux { command } => super::tmux::run(command, cli.config),
         Command::Theme {
             command: ThemeCommand::List { format },
         } => {
@@ -413,6 +426,24 @@ pub fn main() -> Result<(), CliError> {
             Ok(())
         }
     }
+}
+
+/// The error for `console2svg <subcommand>` given without its verb: the verbs it takes.
+fn missing_verb(subcommand: &str) -> String {
+    let cmd = Cli::command();
+    let verbs: Vec<String> = cmd
+        .find_subcommand(subcommand)
+        .map(|c| {
+            c.get_subcommands()
+                .filter(|v| !v.is_hide_set() && v.get_name() != "help")
+                .map(|v| v.get_name().to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    format!(
+        "`console2svg {subcommand}` needs a verb: {} (see console2svg {subcommand} --help)",
+        verbs.join(", ")
+    )
 }
 
 /// `--cw-generate-json-schema DIR`: the config file's and the scenario document's JSON
@@ -709,7 +740,7 @@ fn mask_test(
 }
 
 /// The `capture --json` reply (contract: `capture --json`).
-fn result_json(
+pub(super) fn result_json(
     status: Status,
     exit: Option<&crate::pty::Exit>,
     duration: Duration,
