@@ -650,7 +650,9 @@ fn check_out(o: &str) -> Result<PathBuf, String> {
         ));
     }
     if p.extension().is_none() {
-        return Err(format!("-o {o}: needs an extension (.svg or .png)"));
+        return Err(format!(
+            "-o {o}: needs an extension (.svg, .png, .jpg, .webp, .gif, .mp4, .webm or .cast)"
+        ));
     }
     Ok(p)
 }

@@ -632,7 +632,7 @@ pub fn write_capture(
             output: out.to_string_lossy().into_owned(),
             cwd: cwd.to_string_lossy().into_owned(),
             options: Box::new(snap.options.clone()),
-            scale: (format == crate::output::Format::Png && scale != 1.0).then_some(scale),
+            scale: (format.is_raster() && scale != 1.0).then_some(scale),
             still: (snap.still_flags != crate::options::Options::default())
                 .then(|| Box::new(snap.still_flags.clone())),
         }),
@@ -674,7 +674,7 @@ fn capture(
                 HostError::new(
                     ErrorCode::InvalidRequest,
                     format!(
-                        "session capture writes a still (.svg or .png), not .{}; `session export ID -o x.cast` keeps the session's recording",
+                        "session capture writes a still (.svg, .png, .jpg or .webp), not .{}; `session export ID -o x.cast` keeps the session's recording",
                         ext.unwrap_or_default()
                     ),
                 )
