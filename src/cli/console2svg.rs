@@ -85,9 +85,12 @@ enum Command {
     },
     /// What this installation can do here: fonts and fallbacks, renderers, themes, colour environment.
     Status {
-        /// Print JSON.
-        #[arg(long)]
+        /// Print JSON (the same as --format json).
+        #[arg(long, conflicts_with = "format")]
         json: bool,
+        /// table (readable text, the default), markdown, or json.
+        #[arg(long, value_enum)]
+        format: Option<ListFormat>,
     },
     /// Built-in themes.
     Theme {
@@ -104,10 +107,12 @@ enum Command {
         #[command(subcommand)]
         command: MaskCommand,
     },
-    /// Print a shell completion script.
+    /// Print a shell completion script: `completions SHELL` (bash, zsh, fish, elvish,
+    /// powershell or pwsh); `completions script SHELL` and `completions generate SHELL` are the same.
     Completions {
-        /// The shell.
-        shell: clap_complete::Shell,
+        /// The shell, after an optional `script` or `generate`.
+        #[arg(value_name = "SHELL", num_args = 1..=2, required = true)]
+        words: Vec<String>,
     },
     /// Serve the session suite to AI agents over the Model Context Protocol (stdio).
     Mcp,
@@ -404,19 +409,25 @@ pub fn main() -> Result<(), CliError> {
             };
             super::print_stdout(&theme::format_list(format))
         }
-        Command::Status { json } => {
+        Command::Status { json, format } => {
             let status = crate::status::gather();
-            let text = if json {
-                format!(
+            let format = if json {
+                ListFormat::Json
+            } else {
+                format.unwrap_or(ListFormat::Table)
+            };
+            let text = match format {
+                ListFormat::Json => format!(
                     "{}\n",
                     serde_json::to_string(&status).map_err(|e| CliError::new(e.to_string()))?
-                )
-            } else {
-                status.to_text()
+                ),
+                ListFormat::Markdown => status.to_markdown(),
+                ListFormat::Table => status.to_text(),
             };
             super::print_stdout(&text)
         }
-        Command::Completions { shell } => {
+        Command::Completions { words } => {
+            let shell = completion_shell(&words)?;
             clap_complete::generate(
                 shell,
                 &mut Cli::command(),
@@ -426,6 +437,35 @@ pub fn main() -> Result<(), CliError> {
             Ok(())
         }
     }
+}
+
+/// The shell of `completions [script|generate] SHELL` (`pwsh` is PowerShell).
+///
+/// Errors: exit 2 and one line naming the word that is not a shell.
+fn completion_shell(words: &[String]) -> Result<clap_complete::Shell, CliError> {
+    let shell = match words {
+        [one] => one,
+        [verb, shell] if verb == "script" || verb == "generate" => shell,
+        [verb, _] => {
+            return Err(CliError {
+                message: format!(
+                    "completions: '{verb}' is not script or generate (completions [script|generate] SHELL)"
+                ),
+                code: 2,
+            })
+        }
+        _ => unreachable!("clap takes one or two words"),
+    };
+    let name = match shell.to_ascii_lowercase().as_str() {
+        "pwsh" => "powershell".to_string(),
+        other => other.to_string(),
+    };
+    <clap_complete::Shell as ValueEnum>::from_str(&name, true).map_err(|_| CliError {
+        message: format!(
+            "completions: '{shell}' is not a shell (bash, zsh, fish, elvish, powershell or pwsh)"
+        ),
+        code: 2,
+    })
 }
 
 /// The error for `console2svg <subcommand>` given without its verb: the verbs it takes.
