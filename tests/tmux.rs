@@ -334,6 +334,12 @@ fn bad_input_is_one_line_naming_it_and_nothing_is_written() {
         let out = tmux.capture(d, &["--target", "t", "--history", bad, "-o", "x.svg"]);
         assert_refused(&out, d, "--history");
     }
+    let out = tmux.capture(d, &["--target", "", "-o", "x.svg"]);
+    assert_refused(&out, d, "--target");
+    let out = tmux.capture(d, &["--target", "t", "--scale", "20", "-o", "x.svg"]);
+    assert_refused(&out, d, "--scale");
+    let out = tmux.capture(d, &["--target", "t", "--line-height", "3", "-o", "x.svg"]);
+    assert_refused(&out, d, "--line-height");
     let out = tmux.capture(d, &["--target", "t", "-o", "x.mp4"]);
     assert_refused(&out, d, "mp4");
     assert!(!d.join("x.mp4").exists());

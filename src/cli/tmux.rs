@@ -25,7 +25,7 @@ pub enum TmuxCommand {
 pub struct CaptureArgs {
     /// The pane: a tmux target such as %3, mysession:1.0 or mysession. Without it, a terminal
     /// asks which pane; with no terminal it is an error.
-    #[arg(long, value_name = "PANE")]
+    #[arg(long, value_name = "PANE", value_parser = parse_target)]
     target: Option<String>,
     /// Include the pane's history above its screen: all of it, or at most ROWS rows (1–100000).
     #[arg(long, value_name = "ROWS", num_args = 0..=1, default_missing_value = "all",
@@ -61,6 +61,13 @@ pub struct CaptureArgs {
     appearance: super::appearance::AppearanceArgs,
     #[command(flatten)]
     still: super::still::StillArgs,
+}
+
+fn parse_target(s: &str) -> Result<String, String> {
+    if s.trim().is_empty() {
+        return Err("a pane is needed (%3, session:window.pane or session)".into());
+    }
+    Ok(s.to_string())
 }
 
 fn parse_history(s: &str) -> Result<History, String> {
