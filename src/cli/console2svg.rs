@@ -167,7 +167,7 @@ holding a space is a shell command line, and options may follow it:
 /// `capture` options.
 #[derive(Args, Debug)]
 struct CaptureArgs {
-    /// Output file; its extension picks the format.
+    /// Output file; its extension picks the format (.svg, .png, .jpg, .webp, .gif, .mp4, .webm).
     #[arg(
         short = 'o',
         long = "out",
