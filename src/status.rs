@@ -150,10 +150,14 @@ fn probe(name: &'static str, args: &[&str], stdin: &[u8], check: fn(&[u8]) -> bo
     let path = which(name);
     let out = path.as_deref().and_then(|p| run(p, args, stdin));
     let available = out.as_deref().is_some_and(check);
-    let version = path
-        .as_deref()
-        .and_then(|p| run(p, &[version_flag(name)], b""))
-        .and_then(|v| first_line(&v));
+    // A probe that asked for the version already has it.
+    let version = if args == [version_flag(name)] {
+        out.as_deref().and_then(first_line)
+    } else {
+        path.as_deref()
+            .and_then(|p| run(p, &[version_flag(name)], b""))
+            .and_then(|v| first_line(&v))
+    };
     Probe {
         name,
         available,
@@ -179,16 +183,19 @@ fn probes() -> (Vec<Probe>, Vec<Probe>) {
         version: Some("in-process".into()),
         path: None,
     };
-    let renderers = vec![
-        resvg,
-        probe("rsvg-convert", &["-f", "png"], PROBE_SVG.as_bytes(), is_png),
-        probe("ffmpeg", &["-version"], b"", |b| b.starts_with(b"ffmpeg")),
-    ];
-    let tools = vec![
-        probe("git", &["--version"], b"", |b| b.starts_with(b"git")),
-        probe("tmux", &["-V"], b"", |b| b.starts_with(b"tmux")),
-    ];
-    (renderers, tools)
+    // The programs run at the same time: the report waits for the slowest, not the sum.
+    std::thread::scope(|s| {
+        let rsvg = s.spawn(|| probe("rsvg-convert", &["-f", "png"], PROBE_SVG.as_bytes(), is_png));
+        let ffmpeg = s.spawn(|| probe("ffmpeg", &["-version"], b"", |b| b.starts_with(b"ffmpeg")));
+        let git = s.spawn(|| probe("git", &["--version"], b"", |b| b.starts_with(b"git")));
+        let tmux = s.spawn(|| probe("tmux", &["-V"], b"", |b| b.starts_with(b"tmux")));
+        let join = |h: std::thread::ScopedJoinHandle<'_, Probe>| {
+            h.join().expect("a probe thread does not panic")
+        };
+        let renderers = vec![resvg, join(rsvg), join(ffmpeg)];
+        let tools = vec![join(git), join(tmux)];
+        (renderers, tools)
+    })
 }
 
 fn formats(ffmpeg: bool) -> Vec<FormatReport> {
