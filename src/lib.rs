@@ -38,6 +38,7 @@
 //! - [`live`]: `console2svg live-server`, a session's screen (or a termio project's focused
 //!   one) rendered as SVG and pushed to a browser page over Server-Sent Events; a client of
 //!   the host like the MCP server.
+//! - [`tmux`]: reading an existing tmux pane (cells, cursor, history) into a `Screen`.
 //! - [`cli`]: clap definitions and printing for the binaries; wires termio's extension into the
 //!   host; no logic beyond argument mapping.
 
@@ -64,3 +65,4 @@ pub mod scenario;
 pub mod status;
 pub mod term;
 pub mod termio;
+pub mod tmux;

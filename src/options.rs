@@ -78,6 +78,9 @@ pub struct AppearanceOptions {
     /// px (`--fontsize`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fontsize: Option<f32>,
+    /// Row height as a multiple of the font's natural height, 1–2 (`--line-height`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line_height: Option<f32>,
     /// `W`, `WxH`, `Wx*`, `*xH` (`--size`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub size: Option<String>,
@@ -571,7 +574,11 @@ impl Still {
         appearance: &Appearance,
         fonts: &render::fonts::Fonts,
     ) -> Result<crate::term::Screen, String> {
-        let cell = render::layout::CellMetrics::new(&fonts.metrics(), appearance.font_size);
+        let cell = render::layout::CellMetrics::new(
+            &fonts.metrics(),
+            appearance.font_size,
+            appearance.line_height,
+        );
         let window = self.crop.window(&screen, rows, cell.width, cell.height)?;
         self.masker.mask_screen(&mut screen);
         Ok(window.apply(screen))
@@ -596,7 +603,11 @@ impl Still {
             return Ok(());
         }
         let last = frames.screen(last);
-        let cell = render::layout::CellMetrics::new(&fonts.metrics(), appearance.font_size);
+        let cell = render::layout::CellMetrics::new(
+            &fonts.metrics(),
+            appearance.font_size,
+            appearance.line_height,
+        );
         let window = self
             .crop
             .window(&last, 0..last.rows.len(), cell.width, cell.height)?;
@@ -647,6 +658,7 @@ impl AppearanceOptions {
             pc_padding,
             font,
             fontsize,
+            line_height,
             size,
             with_command,
             header,
@@ -730,6 +742,8 @@ impl AppearanceOptions {
             font_size: range("fontsize", self.fontsize, 1.0, 500.0)?
                 .or(theme.font_size)
                 .unwrap_or(defaults.font_size),
+            line_height: range("line-height", self.line_height, 1.0, 2.0)?
+                .unwrap_or(defaults.line_height),
             header,
             cursor: self.cursor.unwrap_or(true),
             bold_is_bright: self.bold_is_bright.unwrap_or(false),

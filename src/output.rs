@@ -13,6 +13,12 @@ pub enum Format {
     Svg,
     /// Rasterised in-process (see `render::raster`).
     Png,
+    /// The PNG's pixels as a JPEG (quality 90), over white where the picture is transparent
+    /// (JPEG has no alpha).
+    #[value(alias = "jpeg")]
+    Jpg,
+    /// The PNG's pixels as a lossless WebP (alpha kept).
+    Webp,
     /// Animated GIF, in-process (`render::raster::GifWriter`).
     Gif,
     /// H.264 video through ffmpeg (`recording::ffmpeg`).
@@ -27,10 +33,17 @@ impl Format {
         match self {
             Format::Svg => "svg",
             Format::Png => "png",
+            Format::Jpg => "jpg",
+            Format::Webp => "webp",
             Format::Gif => "gif",
             Format::Mp4 => "mp4",
             Format::Webm => "webm",
         }
+    }
+
+    /// Whether the format is a still made of pixels (PNG, JPEG, WebP): `--scale` applies.
+    pub fn is_raster(self) -> bool {
+        matches!(self, Format::Png | Format::Jpg | Format::Webp)
     }
 
     /// Whether the format only holds animations (GIF, MP4, WebM).
@@ -40,7 +53,8 @@ impl Format {
 
     /// `screen` drawn with `appearance` in this format; `scale` applies to raster formats.
     /// SVG is [`render::render_svg`]; PNG rasterises [`render::render_for_raster`] (glyphs as
-    /// outlines, so the rasteriser lays out no text: the same picture, much faster).
+    /// outlines, so the rasteriser lays out no text: the same picture, much faster); JPEG and
+    /// WebP encode the same pixels ([`render::raster::jpeg_scene`], [`render::raster::webp_scene`]).
     ///
     /// Errors: as `render::raster::png`; a video format (its frames come from a recording).
     pub fn render(
@@ -56,6 +70,14 @@ impl Format {
                 &render::render_for_raster(screen, appearance, fonts),
                 scale,
             ),
+            Format::Jpg => render::raster::jpeg_scene(
+                &render::render_for_raster(screen, appearance, fonts),
+                scale,
+            ),
+            Format::Webp => render::raster::webp_scene(
+                &render::render_for_raster(screen, appearance, fonts),
+                scale,
+            ),
             Format::Gif | Format::Mp4 | Format::Webm => Err(format!(
                 "{} is an animation format: it needs a recording (-v)",
                 self.name()
@@ -64,7 +86,7 @@ impl Format {
     }
 
     /// The format a path's extension asks for: `.svg` (or no extension) is SVG, `.png` PNG,
-    /// `.gif`, `.mp4`, `.webm` the animation formats.
+    /// `.jpg`/`.jpeg` JPEG, `.webp` WebP, `.gif`, `.mp4`, `.webm` the animation formats.
     ///
     /// Errors: a message naming the unsupported extension.
     pub fn from_path(path: &Path) -> Result<Format, String> {
@@ -76,11 +98,13 @@ impl Format {
         {
             None | Some("svg") => Ok(Format::Svg),
             Some("png") => Ok(Format::Png),
+            Some("jpg" | "jpeg") => Ok(Format::Jpg),
+            Some("webp") => Ok(Format::Webp),
             Some("gif") => Ok(Format::Gif),
             Some("mp4") => Ok(Format::Mp4),
             Some("webm") => Ok(Format::Webm),
             Some(other) => Err(format!(
-                "unsupported output format '.{other}' for {} (supported: .svg, .png, .gif, .mp4, .webm)",
+                "unsupported output format '.{other}' for {} (supported: .svg, .png, .jpg, .webp, .gif, .mp4, .webm)",
                 path.display()
             )),
         }

@@ -417,3 +417,67 @@ fn animation_markers_and_clean_output() {
         "no sampled frames left behind: {names:?}"
     );
 }
+
+/// A marker's video is linked as a `<video>` (a Markdown image does not play one), its
+/// recording (`-o x.cast`) is written and linked as a plain link; a second run keeps both
+/// lines; an old image line before such a marker is replaced.
+#[test]
+fn video_and_recording_markers_get_the_right_links() {
+    let has_ffmpeg = std::process::Command::new("sh")
+        .args(["-c", "command -v ffmpeg"])
+        .output()
+        .unwrap()
+        .status
+        .success();
+    let dir = tempdir();
+    let root = dir.path();
+    let mut doc = String::from("# Media\n\n<!-- c2s:: -o rec.cast -- echo recorded -->\n\n");
+    doc.push_str("<!-- c2s:: -o old.cast -- echo again -->\n![stale](old.svg)\n\n");
+    doc.push_str("<!-- c2s:: --format cast -- echo third -->\n\n");
+    doc.push_str("<!-- c2s:: -o photo.jpg -- echo jpeg -->\n\n");
+    if has_ffmpeg {
+        doc.push_str("<!-- c2s:: -o clip.mp4 -- echo moving -->\n![stale](clip.svg)\n\n");
+        doc.push_str("<!-- c2s:: -o clip2.webm -- echo webm -->\n\n");
+    }
+    write(root, "docs/m.md", &doc);
+    let (code, out, err) = batch(root, &["markdown"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let md = read(root, "docs/m.md");
+    assert!(
+        md.contains("[echo recorded (asciicast)](../assets/rec.cast)\n"),
+        "{md}"
+    );
+    assert!(
+        md.contains("[echo again (asciicast)](../assets/old.cast)\n"),
+        "{md}"
+    );
+    assert!(
+        !md.contains("old.svg"),
+        "the stale image line is replaced: {md}"
+    );
+    assert!(
+        md.contains("[echo third (asciicast)](../assets/m-3.cast)\n"),
+        "{md}"
+    );
+    assert!(md.contains("![echo jpeg](../assets/photo.jpg)\n"), "{md}");
+    let cast = read(root, "assets/rec.cast");
+    let header: serde_json::Value = serde_json::from_str(cast.lines().next().unwrap()).unwrap();
+    assert_eq!(header["version"], 2);
+    assert!(cast.contains("recorded"), "{cast}");
+    assert!(read(root, "assets/m-3.cast").contains("third"));
+    let jpg = std::fs::read(root.join("assets/photo.jpg")).unwrap();
+    assert!(jpg.starts_with(&[0xff, 0xd8]), "a JPEG");
+    if has_ffmpeg {
+        assert!(
+            md.contains("<video src=\"../assets/clip.mp4\" title=\"echo moving\" controls muted loop playsinline></video>\n"),
+            "{md}"
+        );
+        assert!(!md.contains("clip.svg"), "{md}");
+        assert!(md.contains("<video src=\"../assets/clip2.webm\""), "{md}");
+        assert!(!md.contains("![echo moving]"), "never an image: {md}");
+    }
+    // A second run changes nothing in the Markdown.
+    let (code, out, err) = batch(root, &["markdown"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(read(root, "docs/m.md"), md);
+}

@@ -410,6 +410,48 @@ fn completions_and_help() {
         .assert()
         .success()
         .stdout(contains("#compdef console2svg"));
+    // The original's spellings: `completions script|generate SHELL`, and pwsh for PowerShell.
+    let bash = console2svg()
+        .args(["completions", "bash"])
+        .output()
+        .unwrap()
+        .stdout;
+    for args in [
+        ["completions", "script", "bash"],
+        ["completions", "generate", "bash"],
+    ] {
+        let out = console2svg().args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        assert_eq!(out.stdout, bash, "{args:?}");
+    }
+    let pwsh = console2svg()
+        .args(["completions", "pwsh"])
+        .output()
+        .unwrap();
+    assert!(pwsh.status.success());
+    assert!(String::from_utf8_lossy(&pwsh.stdout).contains("Register-ArgumentCompleter"));
+    assert_eq!(
+        console2svg()
+            .args(["completions", "script", "PowerShell"])
+            .output()
+            .unwrap()
+            .stdout,
+        pwsh.stdout
+    );
+    for (args, named) in [
+        (vec!["completions", "tcsh"], "'tcsh' is not a shell"),
+        (
+            vec!["completions", "make", "bash"],
+            "'make' is not script or generate",
+        ),
+    ] {
+        let out = console2svg().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(named), "{err}");
+        assert!(out.stdout.is_empty());
+    }
     console2svg()
         .arg("--help")
         .assert()
@@ -582,7 +624,12 @@ fn status_reports_fonts_renderers_and_environment() {
             "windows",
             "environment",
             "video",
-            "terminal"
+            "terminal",
+            "application",
+            "platform",
+            "rendererProbes",
+            "tools",
+            "formats"
         ]
     );
     assert_eq!(v["terminal"]["widthMode"], 2027);
@@ -604,7 +651,10 @@ fn status_reports_fonts_renderers_and_environment() {
         "CJK from a system font"
     );
     assert_eq!(family("emoji"), "Noto Color Emoji");
-    assert_eq!(v["renderers"], serde_json::json!(["svg", "png"]));
+    assert_eq!(
+        v["renderers"],
+        serde_json::json!(["svg", "png", "jpg", "webp"])
+    );
     assert_eq!(v["themes"].as_array().unwrap().len(), 15);
     assert_eq!(v["environment"]["FORCE_COLOR"], "2");
     assert!(v["environment"].get("NO_COLOR").is_none());
@@ -613,6 +663,124 @@ fn status_reports_fonts_renderers_and_environment() {
         .assert()
         .success()
         .stdout(contains("cjk      中  → WenQuanYi"));
+}
+
+/// `status --format table|markdown|json`: the original's sections (application, platform,
+/// renderers actually probed, optional tools, output formats) in each.
+#[test]
+fn status_formats_have_the_original_sections() {
+    let json = console2svg()
+        .args(["status", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(json.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["application"]["name"], "console2svg");
+    assert_eq!(v["application"]["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(v["platform"]["os"], std::env::consts::OS);
+    assert_eq!(v["platform"]["arch"], std::env::consts::ARCH);
+    let names = |key: &str| -> Vec<String> {
+        v[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(names("rendererProbes"), ["resvg", "rsvg-convert", "ffmpeg"]);
+    assert_eq!(names("tools"), ["git", "tmux"]);
+    let probe = |key: &str, name: &str| {
+        v[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(probe("rendererProbes", "resvg")["available"], true);
+    // Probed for real: available exactly when the program is installed here.
+    let installed = |name: &str| {
+        std::process::Command::new("sh")
+            .args(["-c", &format!("command -v {name}")])
+            .output()
+            .unwrap()
+            .status
+            .success()
+    };
+    for name in ["rsvg-convert", "ffmpeg"] {
+        assert_eq!(
+            probe("rendererProbes", name)["available"],
+            installed(name),
+            "{name}"
+        );
+    }
+    for name in ["git", "tmux"] {
+        let p = probe("tools", name);
+        assert_eq!(p["available"], installed(name), "{name}");
+        if installed(name) {
+            assert!(p["version"].as_str().unwrap().contains(name), "{p}");
+        }
+    }
+    let formats: Vec<&str> = v["formats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["format"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        formats,
+        ["svg", "png", "jpg", "webp", "gif", "mp4", "webm", "cast"]
+    );
+    // --json is --format json.
+    let again: serde_json::Value = serde_json::from_slice(
+        &console2svg()
+            .args(["status", "--json"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(again["formats"], v["formats"]);
+
+    let md = console2svg()
+        .args(["status", "--format", "markdown"])
+        .output()
+        .unwrap();
+    assert!(md.status.success());
+    let md = String::from_utf8(md.stdout).unwrap();
+    for section in [
+        "## Application",
+        "## Platform",
+        "## Renderers",
+        "## Optional tools",
+        "## Output formats",
+        "| resvg | yes | in-process |",
+        "| jpg | yes | in-process | still |",
+    ] {
+        assert!(md.contains(section), "{section} in {md}");
+    }
+    let table = console2svg()
+        .args(["status", "--format", "table"])
+        .output()
+        .unwrap();
+    let table = String::from_utf8(table.stdout).unwrap();
+    for section in [
+        "application",
+        "platform",
+        "renderers probed",
+        "optional tools",
+        "output formats",
+        "cjk      中",
+    ] {
+        assert!(table.contains(section), "{section} in {table}");
+    }
+    let out = console2svg()
+        .args(["status", "--format", "yaml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--format"));
 }
 
 /// `capture -o` through a link planted in a sticky world-writable directory (or owned by

@@ -146,7 +146,7 @@ fn help_documents_the_rule_and_tmux_help_is_help() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(one_error_line(&out).contains("capture -- tmux"));
+    assert!(one_error_line(&out).contains("needs a verb: capture"));
     let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     assert!(left.is_empty(), "tmux did not run a capture: {left:?}");
 }
@@ -226,6 +226,17 @@ fn session_argument_errors_are_one_json_line_naming_the_argument() {
         (vec!["send", "s_x", "--text"], "--text"),
         (vec!["capture", "s_x", "--fontsize", "0"], "--fontsize"),
         (vec!["read"], "<ID>"),
+        // A value out of range names the option and the range.
+        (
+            vec!["send", "s_x", "--gap", "-5", "--text", "a"],
+            "'--gap <GAP>'",
+        ),
+        (
+            vec!["send", "s_x", "--gap", "11s", "--text", "a"],
+            "from 0 to 10s",
+        ),
+        // No verb at all: the verbs.
+        (vec![], "needs a verb: start, list, read, wait, send"),
     ] {
         let v = h.fails(&args, "invalid_request");
         let message = v["error"]["message"].as_str().unwrap();
@@ -242,4 +253,43 @@ fn session_argument_errors_are_one_json_line_naming_the_argument() {
     assert_eq!(out.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["error"]["code"], "invalid_request");
+}
+
+/// `scenario` argument errors are the scenario envelope (`scenario_failed`, exit 1) like every
+/// other scenario failure, one line naming the argument; subcommands without their verb name
+/// the verbs.
+#[test]
+fn scenario_argument_errors_are_the_envelope_and_missing_verbs_are_named() {
+    let dir = tempdir();
+    for (args, named) in [
+        (vec!["scenario", "run"], "<DOCUMENT>"),
+        (vec!["scenario", "run", "s.yaml", "--width", "0"], "--width"),
+        (vec!["scenario", "run", "s.yaml", "--bogus"], "--bogus"),
+        (vec!["scenario"], "needs a verb: run"),
+    ] {
+        let out = console2svg()
+            .current_dir(dir.path())
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["status"], "error", "{args:?}");
+        assert_eq!(v["error"]["code"], "scenario_failed", "{args:?}");
+        let message = v["error"]["message"].as_str().unwrap();
+        assert!(message.contains(named), "{args:?}: {message}");
+        assert!(one_error_line(&out).contains(named));
+    }
+    for (args, verbs) in [
+        (vec!["theme"], "needs a verb: list"),
+        (vec!["batch"], "needs a verb: markdown, restore"),
+    ] {
+        let out = console2svg()
+            .current_dir(dir.path())
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(one_error_line(&out).contains(verbs), "{args:?}");
+    }
 }

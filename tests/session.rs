@@ -1138,7 +1138,7 @@ fn capture_inspect_and_export() {
     let message = v["error"]["message"].as_str().unwrap_or_default();
     assert_eq!(code, 1, "{v}");
     assert!(
-        message.contains("(.svg or .png), not .bogus") && !message.contains(".mp4"),
+        message.contains("(.svg, .png, .jpg or .webp), not .bogus") && !message.contains(".mp4"),
         "{v}"
     );
 }

@@ -233,8 +233,9 @@ impl Document {
     }
 
     /// The text with each `(marker, link, alt)` applied: the first non-blank line after the
-    /// marker gets `link` as its target when it is an image line, else `![alt](link)` is
-    /// inserted after the marker.
+    /// marker gets `link` as its target when it is a line of the link's kind (see
+    /// [`LinkKind`]); an image line before a video or a recording is replaced by the right
+    /// line; otherwise the right line is inserted after the marker.
     pub fn relink(&self, links: &[(&Marker, String, String)]) -> String {
         let nl = self.newline();
         let mut replace: std::collections::HashMap<usize, String> = Default::default();
@@ -243,12 +244,26 @@ impl Document {
             let next = (m.end + 1..self.lines.len()).find(|&k| !self.lines[k].trim().is_empty());
             // A marker directly followed by another marker gets its own line.
             let next = next.filter(|&k| !self.markers.iter().any(|o| o.line == k));
-            match next.and_then(|k| retarget(&self.lines[k], link).map(|l| (k, l))) {
+            let kind = LinkKind::of(link);
+            let fresh = kind.line(link, alt);
+            let found = next.and_then(|k| {
+                let line = &self.lines[k];
+                match retarget(line, link, kind) {
+                    Some(l) => Some((k, l)),
+                    // An image line where a video or a recording now goes: the right line.
+                    None if kind != LinkKind::Image && line.trim_start().starts_with("![") => {
+                        let ending = &line[line.trim_end_matches(['\r', '\n']).len()..];
+                        Some((k, format!("{fresh}{ending}")))
+                    }
+                    None => None,
+                }
+            });
+            match found {
                 Some((k, line)) => {
                     replace.insert(k, line);
                 }
                 None => {
-                    insert.insert(m.end, format!("![{}]({link}){nl}", alt_text(alt)));
+                    insert.insert(m.end, format!("{fresh}{nl}"));
                 }
             }
         }
@@ -263,6 +278,45 @@ impl Document {
             }
         }
         out
+    }
+}
+
+/// What a marker's link points at, by its extension: how it is written in the Markdown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkKind {
+    /// `.svg`, `.png`, `.jpg`, `.webp`, `.gif`: `![alt](link)` (or an `<img src>`).
+    Image,
+    /// `.mp4`, `.webm`: `<video src="link" …></video>` (or a `<source src>` inside one);
+    /// Markdown images do not play videos.
+    Video,
+    /// `.cast`: a plain link `[alt (asciicast)](link)`, for a player or `asciinema play`.
+    Recording,
+}
+
+impl LinkKind {
+    /// The kind of `link`, by its extension.
+    pub fn of(link: &str) -> LinkKind {
+        let ext = link.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+        match ext.as_deref() {
+            Some("mp4" | "webm") => LinkKind::Video,
+            Some("cast") => LinkKind::Recording,
+            _ => LinkKind::Image,
+        }
+    }
+
+    /// The line inserted for a new link (no line ending).
+    fn line(self, link: &str, alt: &str) -> String {
+        let alt = alt_text(alt);
+        match self {
+            LinkKind::Image => format!("![{alt}]({link})"),
+            LinkKind::Video => format!(
+                "<video src=\"{link}\" title=\"{}\" controls muted loop playsinline></video>",
+                alt.replace('&', "&amp;")
+                    .replace('"', "&quot;")
+                    .replace('<', "&lt;")
+            ),
+            LinkKind::Recording => format!("[{alt} (asciicast)]({link})"),
+        }
     }
 }
 
@@ -281,18 +335,24 @@ fn alt_text(alt: &str) -> String {
         .collect()
 }
 
-/// `line` with its image target replaced by `link`, when it is an image line (`![alt](x)`,
-/// `<img … src="x">`, `<source … src="x">`); `None` otherwise.
-fn retarget(line: &str, link: &str) -> Option<String> {
+/// `line` with its target replaced by `link`, when it is a line of `kind`: an image line
+/// (`![alt](x)`, `<img … src="x">`, `<source … src="x">`), a video line (`<video … src="x">`,
+/// `<source … src="x">`) or a plain link line (`[alt](x)`); `None` otherwise.
+fn retarget(line: &str, link: &str, kind: LinkKind) -> Option<String> {
     let t = line.trim_start();
-    if t.starts_with("![") {
+    let (markdown, html): (Option<&str>, &[&str]) = match kind {
+        LinkKind::Image => (Some("!["), &["<img", "<source"]),
+        LinkKind::Video => (None, &["<video", "<source"]),
+        LinkKind::Recording => (Some("["), &[]),
+    };
+    if markdown.is_some_and(|m| t.starts_with(m)) {
         let close = t.find("](")?;
         let start = line.len() - t.len() + close + 2;
         let rest = &line[start..];
         let end = rest.find([')', ' ', '\t'])?;
         return Some(format!("{}{link}{}", &line[..start], &rest[end..]));
     }
-    if t.starts_with("<img") || t.starts_with("<source") {
+    if html.iter().any(|h| t.starts_with(h)) {
         for attr in ["src=\"", "src='", "srcset=\"", "srcset='"] {
             if let Some(at) = line.find(&format!(" {attr}")) {
                 let start = at + 1 + attr.len();

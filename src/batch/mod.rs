@@ -549,12 +549,15 @@ fn plan(
         out.push_str(rest);
         Ok(out)
     };
+    const FORMATS: &str = "svg, png, jpg, webp, gif, mp4, webm or cast";
     let ext = |f: &str| -> Result<&'static str, String> {
         match f.to_ascii_lowercase().as_str() {
-            "" => Err("unsupported format '' (svg, png, gif, mp4 or webm)".to_string()),
+            "" => Err(format!("unsupported format '' ({FORMATS})")),
+            // The recording itself (asciicast v2), written by `capture --save-cast`.
+            "cast" => Ok("cast"),
             f => crate::output::Format::from_path(Path::new(&format!("x.{f}")))
                 .map(crate::output::Format::name)
-                .map_err(|_| format!("unsupported format '{f}' (svg, png, gif, mp4 or webm)")),
+                .map_err(|_| format!("unsupported format '{f}' ({FORMATS})")),
         }
     };
     let out = match out {
@@ -650,7 +653,9 @@ fn check_out(o: &str) -> Result<PathBuf, String> {
         ));
     }
     if p.extension().is_none() {
-        return Err(format!("-o {o}: needs an extension (.svg or .png)"));
+        return Err(format!(
+            "-o {o}: needs an extension (.svg, .png, .jpg, .webp, .gif, .mp4, .webm or .cast)"
+        ));
     }
     Ok(p)
 }
@@ -672,10 +677,17 @@ fn run(r: &Recipe, object: &Path, opts: &MarkdownOptions) -> Result<(), String> 
         if let Some(c) = &opts.config {
             cmd.arg("-C").arg(c);
         }
-        cmd.arg("capture")
-            .arg("-o")
-            .arg(object)
-            .args(&r.options)
+        cmd.arg("capture");
+        if r.ext == "cast" {
+            // The recording is the artifact; the picture is not kept.
+            cmd.arg("--save-cast")
+                .arg(object)
+                .arg("-o")
+                .arg("/dev/null");
+        } else {
+            cmd.arg("-o").arg(object);
+        }
+        cmd.args(&r.options)
             .arg("--")
             .arg(&r.command)
             .current_dir(&workdir);
@@ -741,13 +753,21 @@ fn scenario_artifact(object: &Path) -> Result<PathBuf, String> {
 fn placeholder(r: &Recipe, object: &Path) -> Result<(), String> {
     let mut e = crate::term::Emulator::new(80, 3);
     let first = r.command.lines().next().unwrap_or("");
-    e.advance(format!("$ {first}\r\n(placeholder: not run)").as_bytes());
+    let text = format!("$ {first}\r\n(placeholder: not run)");
+    if r.ext == "cast" {
+        let cast = format!(
+            "{}\n{}\n",
+            serde_json::json!({"version": 2, "width": 80, "height": 3}),
+            serde_json::json!([0.0, "o", text])
+        );
+        return output::write_atomic(object, cast.as_bytes()).map_err(|e| e.to_string());
+    }
+    e.advance(text.as_bytes());
     let screen = e.snapshot();
-    let format = if r.ext == "png" {
-        Format::Png
-    } else {
-        Format::Svg
-    };
+    let format = Format::from_path(object)
+        .ok()
+        .filter(|f| !f.is_video())
+        .unwrap_or(Format::Svg);
     let appearance = crate::render::Appearance::default();
     let bytes = format.render(
         &screen,

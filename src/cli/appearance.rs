@@ -43,6 +43,10 @@ pub struct AppearanceArgs {
     /// Font size, px.
     #[arg(long, value_parser = parse_font_size)]
     pub fontsize: Option<f32>,
+    /// Row height as a multiple of the font's natural height, 1–2 (default 1); box drawing
+    /// and block elements still tile with no gaps.
+    #[arg(long, value_name = "FACTOR", value_parser = parse_line_height, allow_negative_numbers = true)]
+    pub line_height: Option<f32>,
     /// Output pixel size, aspect kept: W, WxH, Wx* or *xH.
     #[arg(long, value_parser = parse_size)]
     pub size: Option<String>,
@@ -86,6 +90,7 @@ impl AppearanceArgs {
             pc_padding: self.pc_padding,
             font: self.font.clone(),
             fontsize: self.fontsize,
+            line_height: self.line_height,
             size: self.size.clone(),
             with_command: self.with_command.then_some(true),
             header: self.header.clone(),
@@ -124,6 +129,13 @@ fn parse_font_size(s: &str) -> Result<f32, String> {
     match s.trim_end_matches("px").parse::<f32>() {
         Ok(v) if v.is_finite() && (1.0..=500.0).contains(&v) => Ok(v),
         _ => Err(format!("'{s}' is not a font size in px from 1 to 500")),
+    }
+}
+
+fn parse_line_height(s: &str) -> Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(v) if v.is_finite() && (1.0..=2.0).contains(&v) => Ok(v),
+        _ => Err(format!("'{s}' is not a line height from 1 to 2")),
     }
 }
 

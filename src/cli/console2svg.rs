@@ -88,9 +88,12 @@ enum Command {
     },
     /// What this installation can do here: fonts and fallbacks, renderers, themes, colour environment.
     Status {
-        /// Print JSON.
-        #[arg(long)]
+        /// Print JSON (the same as --format json).
+        #[arg(long, conflicts_with = "format")]
         json: bool,
+        /// table (readable text, the default), markdown, or json.
+        #[arg(long, value_enum)]
+        format: Option<ListFormat>,
     },
     /// Built-in themes.
     Theme {
@@ -107,10 +110,12 @@ enum Command {
         #[command(subcommand)]
         command: MaskCommand,
     },
-    /// Print a shell completion script.
+    /// Print a shell completion script: `completions SHELL` (bash, zsh, fish, elvish,
+    /// powershell or pwsh); `completions script SHELL` and `completions generate SHELL` are the same.
     Completions {
-        /// The shell.
-        shell: clap_complete::Shell,
+        /// The shell, after an optional `script` or `generate`.
+        #[arg(value_name = "SHELL", num_args = 1..=2, required = true)]
+        words: Vec<String>,
     },
     /// Serve the session suite to AI agents over the Model Context Protocol (stdio).
     Mcp,
@@ -125,8 +130,11 @@ enum Command {
     /// Run a program in this terminal through our emulator; F10 writes a still SVG of the
     /// screen, F9 starts and F9 again ends an animated SVG recording.
     Interactive(Box<super::interactive::InteractiveArgs>),
-    /// Capture a tmux pane: not in this version (record tmux itself with `capture -- tmux …`).
-    Tmux,
+    /// Existing tmux panes: `tmux capture` renders one like a capture of the same program.
+    Tmux {
+        #[command(subcommand)]
+        command: super::tmux::TmuxCommand,
+    },
     /// Run the session host (started on demand by `session` commands).
     #[command(name = "__host", hide = true)]
     Host,
@@ -173,7 +181,7 @@ holding a space is a shell command line, and options may follow it:
 /// `capture` options.
 #[derive(Args, Debug)]
 struct CaptureArgs {
-    /// Output file; its extension picks the format.
+    /// Output file; its extension picks the format (.svg, .png, .jpg, .webp, .gif, .mp4, .webm).
     #[arg(
         short = 'o',
         long = "out",
@@ -252,7 +260,7 @@ struct CastArgs {
     capture: CaptureArgs,
 }
 
-fn parse_scale(s: &str) -> Result<f32, String> {
+pub(super) fn parse_scale(s: &str) -> Result<f32, String> {
     match s.parse::<f32>() {
         Ok(v) if v.is_finite() && (0.1..=10.0).contains(&v) => Ok(v),
         _ => Err(format!("'{s}' is not a scale from 0.1 to 10")),
@@ -356,9 +364,24 @@ pub fn main() -> Result<(), CliError> {
     }
     let (cli, matches) = match parse(argv) {
         Ok(v) => v,
+        // `console2svg session` (or `tmux`, `theme`…) with no verb: name the verbs.
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let message = missing_verb(&first);
+            match first.as_str() {
+                "session" => std::process::exit(super::session::usage_message(message)),
+                "scenario" => std::process::exit(super::scenario::usage_message(message)),
+                _ => {}
+            }
+            super::print_error("console2svg", &message);
+            std::process::exit(2);
+        }
         // Agents parse stdout: a `session` verb's argument error is the contract's envelope.
         Err(e) if first == "session" && e.use_stderr() => {
             std::process::exit(super::session::usage_error(&e));
+        }
+        // Scenario runs are read by scripts: their argument errors are the same envelope.
+        Err(e) if first == "scenario" && e.use_stderr() => {
+            std::process::exit(super::scenario::usage_error(&e));
         }
         Err(e) if e.use_stderr() => {
             super::print_error("console2svg", &super::clap_error_line(&e));
@@ -424,12 +447,7 @@ pub fn main() -> Result<(), CliError> {
         } => mask_test(&text, json, &mask, cli.config),
         Command::Mcp => crate::mcp::run().map_err(CliError::new),
         Command::LiveServer(args) => super::live::run(*args, cli.config.as_deref()),
-        Command::Tmux => Err(CliError {
-            message: "capturing a tmux pane (`console2svg tmux`) is not in this version; \
-                      to record tmux itself, run `console2svg capture -- tmux …`"
-                .into(),
-            code: 2,
-        }),
+        Command::Tmux { command } => super::tmux::run(command, cli.config),
         Command::Theme {
             command: ThemeCommand::List { format },
         } => {
@@ -440,19 +458,25 @@ pub fn main() -> Result<(), CliError> {
             };
             super::print_stdout(&theme::format_list(format))
         }
-        Command::Status { json } => {
+        Command::Status { json, format } => {
             let status = crate::status::gather();
-            let text = if json {
-                format!(
+            let format = if json {
+                ListFormat::Json
+            } else {
+                format.unwrap_or(ListFormat::Table)
+            };
+            let text = match format {
+                ListFormat::Json => format!(
                     "{}\n",
                     serde_json::to_string(&status).map_err(|e| CliError::new(e.to_string()))?
-                )
-            } else {
-                status.to_text()
+                ),
+                ListFormat::Markdown => status.to_markdown(),
+                ListFormat::Table => status.to_text(),
             };
             super::print_stdout(&text)
         }
-        Command::Completions { shell } => {
+        Command::Completions { words } => {
+            let shell = completion_shell(&words)?;
             clap_complete::generate(
                 shell,
                 &mut Cli::command(),
@@ -462,6 +486,53 @@ pub fn main() -> Result<(), CliError> {
             Ok(())
         }
     }
+}
+
+/// The shell of `completions [script|generate] SHELL` (`pwsh` is PowerShell).
+///
+/// Errors: exit 2 and one line naming the word that is not a shell.
+fn completion_shell(words: &[String]) -> Result<clap_complete::Shell, CliError> {
+    let shell = match words {
+        [one] => one,
+        [verb, shell] if verb == "script" || verb == "generate" => shell,
+        [verb, _] => {
+            return Err(CliError {
+                message: format!(
+                    "completions: '{verb}' is not script or generate (completions [script|generate] SHELL)"
+                ),
+                code: 2,
+            })
+        }
+        _ => unreachable!("clap takes one or two words"),
+    };
+    let name = match shell.to_ascii_lowercase().as_str() {
+        "pwsh" => "powershell".to_string(),
+        other => other.to_string(),
+    };
+    <clap_complete::Shell as ValueEnum>::from_str(&name, true).map_err(|_| CliError {
+        message: format!(
+            "completions: '{shell}' is not a shell (bash, zsh, fish, elvish, powershell or pwsh)"
+        ),
+        code: 2,
+    })
+}
+
+/// The error for `console2svg <subcommand>` given without its verb: the verbs it takes.
+fn missing_verb(subcommand: &str) -> String {
+    let cmd = Cli::command();
+    let verbs: Vec<String> = cmd
+        .find_subcommand(subcommand)
+        .map(|c| {
+            c.get_subcommands()
+                .filter(|v| !v.is_hide_set() && v.get_name() != "help")
+                .map(|v| v.get_name().to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    format!(
+        "`console2svg {subcommand}` needs a verb: {} (see console2svg {subcommand} --help)",
+        verbs.join(", ")
+    )
 }
 
 /// `--cw-generate-json-schema DIR`: the config file's and the scenario document's JSON
@@ -816,7 +887,7 @@ fn mask_test(
 }
 
 /// The `capture --json` reply (contract: `capture --json`).
-fn result_json(
+pub(super) fn result_json(
     status: Status,
     exit: Option<&crate::pty::Exit>,
     duration: Duration,

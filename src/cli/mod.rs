@@ -11,6 +11,7 @@ pub mod session;
 pub mod still;
 pub mod termio;
 pub mod termio_setup;
+pub mod tmux;
 pub mod video;
 
 /// A failed command: its message (one line) and exit code.

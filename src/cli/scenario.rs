@@ -97,6 +97,23 @@ pub fn run(command: ScenarioCommand, config: Option<&Path>) -> i32 {
         }
         Err(message) => envelope(message),
     };
+    print_reply(&reply)
+}
+
+/// A `scenario` argument error (a missing document, an unknown option, a value out of range)
+/// as every other scenario failure: the envelope on stdout with the one-line message (naming the
+/// argument, [`super::clap_error_line`]), the line on stderr; returns the exit code, 1.
+pub fn usage_error(e: &clap::Error) -> i32 {
+    usage_message(super::clap_error_line(e))
+}
+
+/// `message` (a usage error) as the scenario failure envelope; returns the exit code, 1.
+pub fn usage_message(message: String) -> i32 {
+    print_reply(&envelope(message))
+}
+
+/// Prints a reply; the exit code is 1 for an error envelope (its message also on stderr).
+fn print_reply(reply: &Value) -> i32 {
     let failed = reply["status"] == "error";
     if let Err(e) = super::print_stdout(&format!("{reply}\n")) {
         eprintln!("console2svg: error: {}", e.message);

@@ -173,8 +173,28 @@ pub struct SendArgs {
     /// Quiet gap after a --paste, or a bare Escape key, when more input follows in this send
     /// (default 200ms; 0 for none; at most 10s): composers that debounce a paste drop a Return
     /// that arrives with it, and programs read ESC + text within their escape timeout as Alt+text.
-    #[arg(long, value_parser = parse_duration)]
+    #[arg(long, value_parser = parse_gap, allow_negative_numbers = true)]
     gap: Option<Duration>,
+}
+
+/// `--gap`: a duration from 0 to the host's [`crate::host::session::MAX_INPUT_GAP`]; a negative
+/// or larger value is refused here, naming the range.
+fn parse_gap(s: &str) -> Result<Duration, String> {
+    let max = crate::host::session::MAX_INPUT_GAP;
+    let out_of_range = || {
+        format!(
+            "'{s}' is not a gap from 0 to {} (e.g. 200ms; 0 for none)",
+            crate::duration::format_duration_ms(max.as_millis() as u64)
+        )
+    };
+    if s.trim_start().starts_with('-') {
+        return Err(out_of_range());
+    }
+    match parse_duration(s) {
+        Ok(d) if d <= max => Ok(d),
+        Ok(_) => Err(out_of_range()),
+        Err(e) => Err(e),
+    }
 }
 
 /// Prints a reply and returns the exit code: 0, or 1 for an error envelope.
@@ -211,6 +231,12 @@ pub fn usage_error(e: &clap::Error) -> i32 {
         ErrorCode::InvalidRequest,
         super::clap_error_line(e),
     )))
+}
+
+/// Prints `message` as an `invalid_request` envelope (a `session` usage error found before
+/// clap, such as no verb at all) and returns the exit code, 1.
+pub fn usage_message(message: String) -> i32 {
+    emit(Err(HostError::new(ErrorCode::InvalidRequest, message)))
 }
 
 /// Runs a `session` subcommand; `matches` are the `send` matches (for argument order).
@@ -606,7 +632,7 @@ pub fn write_capture(
             output: out.to_string_lossy().into_owned(),
             cwd: cwd.to_string_lossy().into_owned(),
             options: Box::new(snap.options.clone()),
-            scale: (format == crate::output::Format::Png && scale != 1.0).then_some(scale),
+            scale: (format.is_raster() && scale != 1.0).then_some(scale),
             still: (snap.still_flags != crate::options::Options::default())
                 .then(|| Box::new(snap.still_flags.clone())),
         }),
@@ -648,7 +674,7 @@ fn capture(
                 HostError::new(
                     ErrorCode::InvalidRequest,
                     format!(
-                        "session capture writes a still (.svg or .png), not .{}; `session export ID -o x.cast` keeps the session's recording",
+                        "session capture writes a still (.svg, .png, .jpg or .webp), not .{}; `session export ID -o x.cast` keeps the session's recording",
                         ext.unwrap_or_default()
                     ),
                 )

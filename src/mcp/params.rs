@@ -265,6 +265,8 @@ pub struct AppearanceParams {
     pub font: Option<String>,
     /// Font size, px.
     pub fontsize: Option<f32>,
+    /// Row height as a multiple of the font's natural height, 1–2 (default 1).
+    pub line_height: Option<f32>,
     /// Output pixel size, aspect kept: W, WxH, Wx* or *xH.
     pub size: Option<String>,
     /// Show a header row with the prompt and the command.
@@ -316,6 +318,7 @@ impl AppearanceParams {
         flag("pc-padding", self.pc_padding.map(|v| v.to_string()));
         flag("font", self.font.clone());
         flag("fontsize", self.fontsize.map(|v| v.to_string()));
+        flag("line-height", self.line_height.map(|v| v.to_string()));
         flag("size", self.size.clone());
         flag("header", self.header.clone());
         flag("prompt", self.prompt.clone());
@@ -414,5 +417,26 @@ pub fn scale(value: Option<f32>) -> Result<f32, HostError> {
             ErrorCode::InvalidRequest,
             format!("scale: {s} is not from 0.1 to 10"),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_height_maps_onto_the_flag_and_its_range() {
+        let ok = AppearanceParams {
+            line_height: Some(1.5),
+            ..Default::default()
+        };
+        assert_eq!(ok.to_args().unwrap().line_height, Some(1.5));
+        let bad = AppearanceParams {
+            line_height: Some(3.0),
+            ..Default::default()
+        };
+        let e = bad.to_args().unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidRequest);
+        assert!(e.message.contains("--line-height"), "{}", e.message);
     }
 }

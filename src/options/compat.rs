@@ -148,6 +148,9 @@ pub struct AppearanceInput {
     /// Font size, px (`--fontsize`).
     #[serde(default)]
     fontsize: Option<f32>,
+    /// Row height, 1–2 times the font's (`--line-height`).
+    #[serde(default)]
+    line_height: Option<f32>,
     /// Output pixel size, aspect kept: `W`, `WxH`, `Wx*`, `*xH` (`--size`), or the
     /// original's `{width, height}`.
     #[serde(default)]
@@ -219,6 +222,7 @@ impl TryFrom<AppearanceInput> for AppearanceOptions {
             pc_padding: a.pc_padding,
             font,
             fontsize: one_of(a.fontsize, font_size, "fontsize and font.size")?,
+            line_height: a.line_height,
             size,
             with_command: one_of(
                 a.with_command,

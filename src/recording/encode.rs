@@ -58,8 +58,8 @@ pub fn encode(
         }
         Format::Gif => gif(frames, e, appearance, fonts),
         Format::Mp4 | Format::Webm => video(frames, format, e, appearance, fonts),
-        Format::Png => Err(
-            "PNG is a still format: use .svg, .gif, .mp4 or .webm for an animation, or --frame N / --time T for a still".into(),
+        Format::Png | Format::Jpg | Format::Webp => Err(
+            "PNG, JPEG and WebP are still formats: use .svg, .gif, .mp4 or .webm for an animation, or --frame N / --time T for a still".into(),
         ),
     }
 }

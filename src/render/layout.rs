@@ -9,23 +9,30 @@ use super::fonts::Metrics;
 pub struct CellMetrics {
     /// Cell width: the advance of `0` (0.6 em for JetBrains Mono: 8.4 px at 14 px).
     pub width: f32,
-    /// Cell height: ascender + descender + line gap, rounded to whole px (18 px at 14 px).
+    /// Cell height: ascender + descender + line gap, times the line height, rounded to whole
+    /// px (18 px at 14 px and line height 1).
     pub height: f32,
-    /// Baseline below the row top: the ascender, rounded to whole px (14 px at 14 px).
+    /// Baseline below the row top: the ascender, rounded to whole px (14 px at 14 px), plus
+    /// half the height the line height adds (the glyphs stay centred in taller rows).
     pub baseline: f32,
     /// The font size in px.
     pub font_size: f32,
 }
 
 impl CellMetrics {
-    /// Metrics for `font_size` px from the bundled face's em metrics.
-    pub fn new(m: &Metrics, font_size: f32) -> CellMetrics {
+    /// Metrics for `font_size` px from the bundled face's em metrics, rows `line_height` times
+    /// the font's natural height (`--line-height`, 1–2; 1 is the font's own).
+    pub fn new(m: &Metrics, font_size: f32, line_height: f32) -> CellMetrics {
+        let natural = ((m.ascender + m.descender + m.line_gap) * font_size)
+            .round()
+            .max(1.0);
+        let height = ((m.ascender + m.descender + m.line_gap) * font_size * line_height)
+            .round()
+            .max(natural);
         CellMetrics {
             width: m.advance * font_size,
-            height: ((m.ascender + m.descender + m.line_gap) * font_size)
-                .round()
-                .max(1.0),
-            baseline: (m.ascender * font_size).round(),
+            height,
+            baseline: (m.ascender * font_size).round() + ((height - natural) / 2.0).floor(),
             font_size,
         }
     }

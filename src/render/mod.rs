@@ -142,6 +142,8 @@ pub struct Appearance {
     pub font_family: Option<String>,
     /// Font size, px (`--fontsize`).
     pub font_size: f32,
+    /// Row height as a multiple of the font's natural height, 1–2 (`--line-height`).
+    pub line_height: f32,
     /// The command header row text (`-c`, `--header`), e.g. `$ ls -la`.
     pub header: Option<String>,
     /// Draw the cursor when the screen shows it.
@@ -172,6 +174,7 @@ impl Default for Appearance {
             },
             font_family: None,
             font_size: 14.0,
+            line_height: 1.0,
             header: None,
             cursor: true,
             bold_is_bright: false,
@@ -250,7 +253,11 @@ fn setup(
     appearance: &Appearance,
     fonts: &Fonts,
 ) -> (Layout, Palette) {
-    let cell = CellMetrics::new(&fonts.metrics(), appearance.font_size);
+    let cell = CellMetrics::new(
+        &fonts.metrics(),
+        appearance.font_size,
+        appearance.line_height,
+    );
     let header_rows = usize::from(appearance.header.is_some());
     let layout = Layout::new(
         &appearance.frame,

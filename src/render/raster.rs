@@ -1,4 +1,4 @@
-//! PNG output: the SVG rasterised in-process with resvg, using the bundled faces and the
+//! PNG (and JPEG, WebP) output: the SVG rasterised in-process with resvg, using the bundled faces and the
 //! system's fonts (for CJK and emoji fallback), so no external tool is needed. resvg ignores
 //! `@font-face`; it finds the same faces by family name in this font database.
 
@@ -49,6 +49,40 @@ pub fn png(svg: &str, scale: f32) -> Result<Vec<u8>, String> {
 pub fn png_scene(scene: &RasterScene, scale: f32) -> Result<Vec<u8>, String> {
     let pixmap = pixmap_scene(scene, scale)?;
     encode(&pixmap).map_err(|e| format!("cannot encode the PNG: {e}"))
+}
+
+/// Rasterises a [`RasterScene`] like [`png_scene`] and encodes it as a baseline JPEG of
+/// quality 90 (ITU-T T.81, JFIF). JPEG has no alpha: transparent pixels (a transparent window,
+/// rounded corners) are composited over white.
+///
+/// Errors: as [`png()`].
+pub fn jpeg_scene(scene: &RasterScene, scale: f32) -> Result<Vec<u8>, String> {
+    let (rgba, w, h) = rgba_scene(scene, scale)?;
+    let mut rgb = Vec::with_capacity((w * h * 3) as usize);
+    for p in rgba.chunks_exact(4) {
+        let a = p[3] as u32;
+        for &c in &p[..3] {
+            rgb.push(((c as u32 * a + 255 * (255 - a) + 127) / 255) as u8);
+        }
+    }
+    let mut out = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 90)
+        .encode(&rgb, w, h, image::ExtendedColorType::Rgb8)
+        .map_err(|e| format!("cannot encode the JPEG: {e}"))?;
+    Ok(out)
+}
+
+/// Rasterises a [`RasterScene`] like [`png_scene`] and encodes it as a lossless WebP
+/// (VP8L), alpha kept: the same pixels as the PNG.
+///
+/// Errors: as [`png()`].
+pub fn webp_scene(scene: &RasterScene, scale: f32) -> Result<Vec<u8>, String> {
+    let (rgba, w, h) = rgba_scene(scene, scale)?;
+    let mut out = Vec::new();
+    image::codecs::webp::WebPEncoder::new_lossless(&mut out)
+        .encode(&rgba, w, h, image::ExtendedColorType::Rgba8)
+        .map_err(|e| format!("cannot encode the WebP: {e}"))?;
+    Ok(out)
 }
 
 /// A [`RasterScene`] drawn at `scale` as straight (not premultiplied) RGBA bytes, with its

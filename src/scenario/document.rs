@@ -645,7 +645,7 @@ fn check_step(step: &Step) -> Result<(), String> {
             }
             if crate::output::Format::from_path(Path::new(&args.output))?.is_video() {
                 return Err(format!(
-                    "{}: a capture is a still (.svg or .png); animations come from a record block",
+                    "{}: a capture is a still (.svg, .png, .jpg or .webp); animations come from a record block",
                     args.output
                 ));
             }
