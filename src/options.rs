@@ -18,6 +18,7 @@ use crate::render::{
 use crate::term::Rgb;
 
 mod compat;
+pub mod themes;
 
 macro_rules! overlay_fields {
     ($base:expr, $top:expr, $($f:ident),*) => { $( if $top.$f.is_some() { $base.$f = $top.$f.clone(); } )* };
@@ -51,10 +52,10 @@ pub struct AppearanceOptions {
     /// Window style or frame file (`-d`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub window: Option<String>,
-    /// `#rgb`/`#rrggbb` (`--forecolor`).
+    /// `#rgb`/`#rrggbb`, a CSS colour name, `rgb()`/`hsl()` (`--forecolor`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub forecolor: Option<String>,
-    /// `#rgb`/`#rrggbb` (`--backcolor`).
+    /// `#rgb`/`#rrggbb`, a CSS colour name, `rgb()`/`hsl()` (`--backcolor`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub backcolor: Option<String>,
     /// One colour, two colours, or an image file (`--background`).
@@ -665,10 +666,10 @@ impl AppearanceOptions {
     /// colour, size or range, unreadable or non-image background file).
     pub fn resolve(&self, command: Option<&[String]>) -> Result<Appearance, String> {
         let themes = self.theme.clone().unwrap_or_default();
-        let specs = themes
-            .iter()
-            .map(|t| theme::load(t).map_err(|e| format!("theme: {e}")))
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut specs = Vec::new();
+        for t in &themes {
+            specs.extend(self::themes::load(t).map_err(|e| format!("theme: {e}"))?);
+        }
         let theme = theme::resolve(&specs);
         let window = self
             .window
@@ -679,8 +680,9 @@ impl AppearanceOptions {
         let color = |key: &str, v: &Option<String>| -> Result<Option<Rgb>, String> {
             v.as_deref()
                 .map(|c| {
-                    Rgb::parse_hex(c)
-                        .ok_or_else(|| format!("{key}: '{c}' is not a colour (#rgb or #rrggbb)"))
+                    render::parse_css(c).ok_or_else(|| {
+                        format!("{key}: '{c}' is not an opaque colour (#rgb, #rrggbb, a CSS name such as tomato, rgb() or hsl())")
+                    })
                 })
                 .transpose()
         };
@@ -1086,7 +1088,7 @@ mod tests {
         };
         assert_eq!(
             bad.resolve(None).unwrap_err(),
-            "forecolor: 'reddish' is not a colour (#rgb or #rrggbb)"
+            "forecolor: 'reddish' is not an opaque colour (#rgb, #rrggbb, a CSS name such as tomato, rgb() or hsl())"
         );
         let bad = AppearanceOptions {
             opacity: Some(2.0),

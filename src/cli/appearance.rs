@@ -16,10 +16,10 @@ pub struct AppearanceArgs {
     /// Theme id or theme JSON file; repeatable, later wins.
     #[arg(short = 't', long = "theme", value_name = "THEME")]
     pub theme: Vec<String>,
-    /// Default foreground colour (#rgb or #rrggbb).
+    /// Default foreground colour: #rgb, #rrggbb, a CSS colour name or rgb()/hsl().
     #[arg(long, value_parser = parse_color)]
     pub forecolor: Option<Rgb>,
-    /// Terminal background colour (#rgb or #rrggbb).
+    /// Terminal background colour: #rgb, #rrggbb, a CSS colour name or rgb()/hsl().
     #[arg(long, value_parser = parse_color)]
     pub backcolor: Option<Rgb>,
     /// Canvas background: a colour, two colours for a gradient (`c1 c2` or `c1:c2`), or an image file.
@@ -99,7 +99,9 @@ impl AppearanceArgs {
 }
 
 fn parse_color(s: &str) -> Result<Rgb, String> {
-    Rgb::parse_hex(s).ok_or_else(|| format!("'{s}' is not a colour (#rgb or #rrggbb)"))
+    crate::render::parse_css(s).ok_or_else(|| {
+        format!("'{s}' is not an opaque colour (#rgb, #rrggbb, a CSS name such as tomato, rgb() or hsl())")
+    })
 }
 
 fn parse_text_mode(s: &str) -> Result<TextMode, String> {

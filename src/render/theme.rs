@@ -28,6 +28,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+pub mod formats;
+
 use crate::term::Rgb;
 
 /// A theme as written in a theme file: every field optional, so themes stack
@@ -99,6 +101,12 @@ pub enum ThemeError {
         id: String,
         /// Comma-separated built-in ids.
         valid: String,
+    },
+    /// The file is in no format [`formats::detect`] knows.
+    #[error("theme file '{path}': unknown format (expected {})", formats::KNOWN)]
+    UnknownFormat {
+        /// The path given.
+        path: String,
     },
     /// The file could not be read.
     #[error("cannot read theme file '{path}': {source}")]
@@ -224,7 +232,7 @@ pub fn load(arg: &str) -> Result<ThemeSpec, ThemeError> {
 }
 
 /// Parses theme JSON `text`; `origin` names it in error messages.
-fn parse(text: &str, origin: &str) -> Result<ThemeSpec, ThemeError> {
+pub(crate) fn parse(text: &str, origin: &str) -> Result<ThemeSpec, ThemeError> {
     let raw: RawTheme = serde_json::from_str(text).map_err(|source| ThemeError::Json {
         path: origin.to_string(),
         source,
@@ -384,11 +392,13 @@ impl ThemeKind {
     }
 }
 
-/// One row of the built-in theme listing.
+/// One row of the theme listing.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ThemeInfo {
     /// Theme id.
-    pub id: &'static str,
+    pub id: String,
+    /// Built in, or installed by `theme install`.
+    pub installed: bool,
     /// Palette or full theme.
     pub kind: ThemeKind,
     /// One-line description.
@@ -406,7 +416,8 @@ pub fn list() -> Vec<ThemeInfo> {
         .map(|(id, text)| {
             let s = parse(text, id).expect("built-in themes are valid");
             ThemeInfo {
-                id,
+                id: id.to_string(),
+                installed: false,
                 kind: if s.window.is_some() {
                     ThemeKind::Full
                 } else {
@@ -440,16 +451,45 @@ struct JsonList {
 
 #[derive(Serialize)]
 struct JsonTheme {
-    id: &'static str,
+    id: String,
     kind: ThemeKind,
+    source: &'static str,
     description: String,
     foreground: String,
     background: String,
 }
 
-/// The built-in theme list as text, ending with a newline (print it with `print!`).
-pub fn format_list(format: ListFormat) -> String {
-    let rows = list();
+/// The listing row of an installed theme `id` from its resolved `specs` (`-t id`).
+pub fn installed_info(id: &str, specs: &[ThemeSpec]) -> ThemeInfo {
+    let t = resolve(specs);
+    let described = specs.iter().rev().find_map(|s| s.description.clone());
+    ThemeInfo {
+        id: id.to_string(),
+        installed: true,
+        kind: if t.window.is_some() {
+            ThemeKind::Full
+        } else {
+            ThemeKind::Palette
+        },
+        description: described.unwrap_or_default(),
+        foreground: t.foreground,
+        background: t.background,
+    }
+}
+
+/// The built-in themes, then `installed` (see [`installed_info`]), as text ending with a
+/// newline (print it with `print!`). JSON rows carry `"source": "built-in"` or
+/// `"installed"`; the text formats mark installed rows' descriptions `(installed)`.
+pub fn format_list(format: ListFormat, installed: &[ThemeInfo]) -> String {
+    let mut rows = list();
+    rows.extend(installed.iter().cloned().map(|mut r| {
+        if format != ListFormat::Json {
+            r.description = format!("(installed) {}", r.description)
+                .trim_end()
+                .to_string();
+        }
+        r
+    }));
     match format {
         ListFormat::Json => {
             let j = JsonList {
@@ -459,6 +499,7 @@ pub fn format_list(format: ListFormat) -> String {
                     .map(|r| JsonTheme {
                         id: r.id,
                         kind: r.kind,
+                        source: if r.installed { "installed" } else { "built-in" },
                         description: r.description,
                         foreground: r.foreground.to_hex(),
                         background: r.background.to_hex(),
@@ -827,7 +868,7 @@ mod tests {
         assert_eq!(l[0].kind, ThemeKind::Palette);
         assert_eq!(l[14].kind, ThemeKind::Full);
 
-        let j = format_list(ListFormat::Json);
+        let j = format_list(ListFormat::Json, &[]);
         let v: serde_json::Value = serde_json::from_str(&j).unwrap();
         assert_eq!(v["schemaVersion"], 1);
         assert_eq!(v["themes"].as_array().unwrap().len(), 15);
@@ -835,17 +876,17 @@ mod tests {
         assert_eq!(v["themes"][8]["background"], "#101420");
         assert_eq!(v["themes"][13]["kind"], "full");
         assert!(j.starts_with(
-            r#"{"schemaVersion":1,"themes":[{"id":"dark","kind":"palette","description":"#
+            r#"{"schemaVersion":1,"themes":[{"id":"dark","kind":"palette","source":"built-in","description":"#
         ));
 
-        let md = format_list(ListFormat::Markdown);
+        let md = format_list(ListFormat::Markdown, &[]);
         assert_eq!(md.lines().count(), 17);
         assert!(
             md.contains("| `dracula` | palette | `#f8f8f2` | `#282a36` |"),
             "{md}"
         );
 
-        let t = format_list(ListFormat::Table);
+        let t = format_list(ListFormat::Table, &[]);
         assert_eq!(t.lines().count(), 16);
         assert!(
             t.starts_with("ID               KIND     FOREGROUND  BACKGROUND  DESCRIPTION\n"),
