@@ -681,7 +681,7 @@ impl AppearanceOptions {
             v.as_deref()
                 .map(|c| {
                     render::parse_css(c).ok_or_else(|| {
-                        format!("{key}: '{c}' is not an opaque colour (#rgb, #rrggbb, a CSS name such as tomato, rgb() or hsl())")
+                        format!("{key}: '{c}' is not a colour (#rgb, #rrggbb, a CSS name such as tomato, rgb() or hsl(); opaque)")
                     })
                 })
                 .transpose()
@@ -1088,7 +1088,7 @@ mod tests {
         };
         assert_eq!(
             bad.resolve(None).unwrap_err(),
-            "forecolor: 'reddish' is not an opaque colour (#rgb, #rrggbb, a CSS name such as tomato, rgb() or hsl())"
+            "forecolor: 'reddish' is not a colour (#rgb, #rrggbb, a CSS name such as tomato, rgb() or hsl(); opaque)"
         );
         let bad = AppearanceOptions {
             opacity: Some(2.0),

@@ -10,10 +10,10 @@ use crate::term::Rgb;
 /// Appearance flags (shared/spec/console2svg-contract.md, "capture options").
 #[derive(Args, Debug, Clone, Default)]
 pub struct AppearanceArgs {
-    /// Window style: none, transparent, macos, windows, macos-pc, windows-pc, cyberpunk, cyberpunk-pc, or a frame JSON file; bare -d = macos.
+    /// Window style: none, transparent, macos, windows, macos-pc, windows-pc, cyberpunk, cyberpunk-pc, or a frame JSON file (ours or the original's chrome.json); bare -d = macos.
     #[arg(short = 'd', long = "window", value_name = "STYLE", num_args = 0..=1, default_missing_value = "macos")]
     pub window: Option<String>,
-    /// Theme id or theme JSON file; repeatable, later wins.
+    /// Theme: a built-in or installed id, a window style (-t nord -t macos), or a theme file (ours, the original's theme.json or its directory, Windows Terminal scheme .json, .itermcolors, alacritty .toml, kitty .conf, Ghostty); repeatable, later wins.
     #[arg(short = 't', long = "theme", value_name = "THEME")]
     pub theme: Vec<String>,
     /// Default foreground colour: #rgb, #rrggbb, a CSS colour name or rgb()/hsl().
@@ -100,7 +100,7 @@ impl AppearanceArgs {
 
 fn parse_color(s: &str) -> Result<Rgb, String> {
     crate::render::parse_css(s).ok_or_else(|| {
-        format!("'{s}' is not an opaque colour (#rgb, #rrggbb, a CSS name such as tomato, rgb() or hsl())")
+        format!("'{s}' is not a colour (#rgb, #rrggbb, a CSS name such as tomato, rgb() or hsl(); opaque)")
     })
 }
 
