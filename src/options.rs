@@ -899,6 +899,16 @@ pub fn config_paths(explicit: Option<&Path>) -> Vec<PathBuf> {
 /// `$version` not 1, nested and flat forms of one key both set, a value out of range or a
 /// theme, window, colour, size or crop that does not load (see [`check_options`]).
 pub fn read_config(path: &Path) -> Result<Options, String> {
+    let options = parse_config(path)?;
+    check_options(&options).map_err(|e| format!("invalid config {}: {e}", path.display()))?;
+    Ok(options)
+}
+
+/// [`read_config`] without [`check_options`]: the file's syntax, keys and types only, so
+/// nothing it names (a theme file, a background image) is read.
+///
+/// Errors: as [`read_config`], less the value checks.
+pub fn parse_config(path: &Path) -> Result<Options, String> {
     let ext = path
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase());
@@ -944,7 +954,6 @@ pub fn read_config(path: &Path) -> Result<Options, String> {
             "capture.image: give frame or time, not both".into(),
         ));
     }
-    check_options(&file.options).map_err(invalid)?;
     Ok(file.options)
 }
 

@@ -110,6 +110,14 @@ fn an_original_theme_with_its_chrome_and_template_gives_its_picture() {
         );
         assert!(svg.contains(r##"<circle cx="844" cy="15" r="6" fill="#102030"/>"##));
     }
+    // -d takes the original's chrome.json by itself: its template, {bg} from the palette.
+    let chrome = fixture("original-neon/chrome.json");
+    let svg = picture(dir.path(), &["-t", "nord", "-d", chrome.to_str().unwrap()]);
+    assert!(svg.contains(r##"fill="#7a1f5c""##), "{svg}");
+    assert!(
+        svg.contains(r##"r="6" fill="#101420"/>"##),
+        "{{bg}} is nord's background"
+    );
 }
 
 #[test]

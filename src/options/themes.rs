@@ -106,10 +106,12 @@ fn looks_like_path(arg: &str) -> bool {
 ///
 /// Errors: one line naming the file and the key ([`ThemeError`]).
 pub fn load(arg: &str) -> Result<Vec<ThemeSpec>, ThemeError> {
-    load_at(arg, 0)
+    load_at(arg, 0, true)
 }
 
-fn load_at(arg: &str, depth: u32) -> Result<Vec<ThemeSpec>, ThemeError> {
+/// `paths`: whether `arg` may be a path (`-t`), or only an id (an original theme's
+/// `$include`, which names themes by id, never by path).
+fn load_at(arg: &str, depth: u32, paths: bool) -> Result<Vec<ThemeSpec>, ThemeError> {
     if depth > 8 {
         return Err(ThemeError::Value {
             path: arg.to_string(),
@@ -134,7 +136,7 @@ fn load_at(arg: &str, depth: u32) -> Result<Vec<ThemeSpec>, ThemeError> {
             ..ThemeSpec::default()
         }]);
     }
-    if looks_like_path(arg) {
+    if paths && looks_like_path(arg) {
         return load_path(Path::new(arg), false, depth);
     }
     let mut valid: Vec<String> = theme::builtin_ids().iter().map(|s| s.to_string()).collect();
@@ -210,11 +212,13 @@ fn load_path(path: &Path, pc: bool, depth: u32) -> Result<Vec<ThemeSpec>, ThemeE
                 msg: format!("'{id}' includes itself"),
             });
         }
-        out.extend(load_at(id, depth + 1).map_err(|e| ThemeError::Value {
-            path: origin.clone(),
-            key: "$include".into(),
-            msg: format!("'{id}': {e}"),
-        })?);
+        out.extend(
+            load_at(id, depth + 1, false).map_err(|e| ThemeError::Value {
+                path: origin.clone(),
+                key: "$include".into(),
+                msg: format!("'{id}': {e}"),
+            })?,
+        );
     }
     out.push(spec);
     Ok(out)

@@ -704,3 +704,131 @@ fn prefix_key(e: ThemeError, prefix: &str) -> ThemeError {
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hex(s: &str) -> Rgb {
+        Rgb::parse_hex(s).unwrap()
+    }
+
+    #[test]
+    fn formats_are_found_by_extension_then_by_content() {
+        for (name, text, want) in [
+            ("a.itermcolors", "", Some(Format::ITerm2)),
+            ("a.toml", "", Some(Format::Alacritty)),
+            ("a.conf", "", Some(Format::Kitty)),
+            ("a.json", r##"{"foreground": "#fff"}"##, Some(Format::Ours)),
+            ("a.json", r#"{"schemaVersion": 1}"#, Some(Format::Original)),
+            (
+                "a.json",
+                r##"{"name": "x", "purple": "#fff"}"##,
+                Some(Format::WindowsTerminal),
+            ),
+            (
+                "a",
+                "<?xml version=\"1.0\"?>\n<plist>",
+                Some(Format::ITerm2),
+            ),
+            (
+                "a",
+                "[colors.primary]\nbackground = '#000000'\n",
+                Some(Format::Alacritty),
+            ),
+            (
+                "a",
+                "# c\nbackground = 000000\npalette = 0=#000000\n",
+                Some(Format::Ghostty),
+            ),
+            (
+                "a",
+                "color0 #000000\nforeground #ffffff\n",
+                Some(Format::Kitty),
+            ),
+            ("a", "", None),
+            ("a", "just some words here\n", None),
+            ("a.ini", "background = 000000\n", None),
+            ("a.yaml", "background: '#000000'\n", None),
+        ] {
+            assert_eq!(detect(name, text.as_bytes()), want, "{name}: {text:?}");
+        }
+    }
+
+    #[test]
+    fn colours_as_the_formats_write_them() {
+        for (v, want) in [
+            ("#102030", "#102030"),
+            ("102030", "#102030"),
+            ("0x102030", "#102030"),
+            ("\"#abc\"", "#aabbcc"),
+            ("navy", "#000080"),
+        ] {
+            assert_eq!(parse_color(v), Some(hex(want)), "{v}");
+        }
+        for bad in ["0x1020", "#12", "nope", ""] {
+            assert_eq!(parse_color(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_ghostty_palette_beyond_15_is_read_over_and_a_partial_one_is_named() {
+        let mut text = String::from("background = 000000\n");
+        for i in 0..16 {
+            text.push_str(&format!("palette = {i}=#0000{i:02x}\n"));
+        }
+        text.push_str("palette = 200=#ffffff\n");
+        let s = parse(Format::Ghostty, text.as_bytes(), "g").unwrap();
+        assert_eq!(s.ansi.unwrap()[15], hex("#00000f"));
+        assert_eq!(s.background, Some(hex("#000000")));
+        assert_eq!(s.foreground, None);
+        let e = parse(Format::Kitty, b"color3 #000000\n", "k.conf").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid theme file 'k.conf': color0 is missing (the file gives 1 of the 16 ANSI colours)"
+        );
+        let e = parse(Format::Kitty, b"cursor #000000\n", "k.conf").unwrap_err();
+        assert!(e
+            .to_string()
+            .contains("no foreground, background or ANSI colour"));
+    }
+
+    #[test]
+    fn the_originals_theme_json_reads_its_variants() {
+        let text = r##"{"schemaVersion": 1, "id": "t", "name": "T", "$include": ["nord", {"id": "dark"}],
+            "terminal": {"foreground": "#010203", "background": "#040506"},
+            "appearance": {"normal": {"id": "t", "window": "macos", "padding": 3, "background": ["#111111"]},
+                           "pc": {"id": "t-pc", "window": "chrome.json", "pcPadding": 9}}}"##;
+        let o = parse_original(text, "theme.json").unwrap();
+        assert_eq!(o.includes, ["nord", "dark"]);
+        assert_eq!(o.normal.id.as_deref(), Some("t"));
+        assert_eq!(o.normal.foreground, Some(hex("#010203")));
+        assert_eq!(o.normal.window.as_deref(), Some("macos"));
+        assert_eq!(o.normal.padding, Some(3.0));
+        assert_eq!(o.normal.desktop, Some([hex("#111111"), hex("#111111")]));
+        let (pc_id, pc) = o.pc.unwrap();
+        assert_eq!(pc_id, "t-pc");
+        assert_eq!(pc.pc_padding, Some(9.0));
+        assert_eq!(pc.background, Some(hex("#040506")));
+        assert_eq!(o.assets, ["chrome.json"]);
+        for (bad, said) in [
+            (
+                r#"{"schemaVersion": 1, "id": "a/b", "name": "T"}"#,
+                "id 'a/b' is not a theme id",
+            ),
+            (r#"{"schemaVersion": 1, "id": "t"}"#, "missing field `name`"),
+            (
+                r#"{"schemaVersion": 1, "id": "t", "name": "T", "$include": [{"id": "x", "source": "o/r"}]}"#,
+                "$include[0] 'x' comes from 'o/r'",
+            ),
+            (
+                r##"{"schemaVersion": 1, "id": "t", "name": "T", "appearance": {"normal": {"id": "t", "background": ["#000", "#111", "#222"]}}}"##,
+                "appearance.normal.background lists at most 2 colours",
+            ),
+        ] {
+            let e = parse_original(bad, "theme.json").unwrap_err().to_string();
+            assert!(e.contains(said), "{e}");
+            assert!(e.starts_with("invalid theme file 'theme.json': "), "{e}");
+        }
+    }
+}
