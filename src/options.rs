@@ -676,7 +676,14 @@ impl AppearanceOptions {
             .clone()
             .or_else(|| theme.window.clone())
             .unwrap_or_else(|| "none".into());
-        let frame = chrome::load(&window).map_err(|e| format!("window: {e}"))?;
+        let mut frame = chrome::load(&window).map_err(|e| format!("window: {e}"))?;
+        if theme.pc && !frame.pc {
+            // An original theme's pc variant puts its window on a desktop (its pcPadding, else
+            // the frame default of 20 px; no shadow space, as the newest original reserves none).
+            frame.pc = true;
+            frame.pc_padding = 20.0;
+            frame.shadow_offset = 0.0;
+        }
         let color = |key: &str, v: &Option<String>| -> Result<Option<Rgb>, String> {
             v.as_deref()
                 .map(|c| {

@@ -110,6 +110,24 @@ fn an_original_theme_with_its_chrome_and_template_gives_its_picture() {
         );
         assert!(svg.contains(r##"<circle cx="844" cy="15" r="6" fill="#102030"/>"##));
     }
+    // Drawn by resvg: the template's body in the title strip, the circle filled with the
+    // terminal background, the terminal area in the palette's background.
+    let svg = picture(
+        dir.path(),
+        &["-t", fixture("original-neon").to_str().unwrap()],
+    );
+    let p = raster(&svg, 1.0);
+    for (x, y, want, what) in [
+        (100, 12, "#7a1f5c", "title strip (the template's rect)"),
+        (844, 15, BG, "the template's {bg} circle"),
+        (800, 50, BG, "terminal area"),
+    ] {
+        let got = pixel(&p, x, y);
+        assert!(
+            distance(got, rgb(want)) <= 2,
+            "{what} at {x},{y}: {got:?}, want {want}"
+        );
+    }
     // -d takes the original's chrome.json by itself: its template, {bg} from the palette.
     let chrome = fixture("original-neon/chrome.json");
     let svg = picture(dir.path(), &["-t", "nord", "-d", chrome.to_str().unwrap()]);
@@ -265,6 +283,18 @@ fn install_list_and_remove_round_trip() {
     assert!(
         svg.contains("#7a1f5c"),
         "the installed theme's window template"
+    );
+    // The pc variant: the window (its padding the default 8: the variant sets none) on a
+    // desktop of its pcPadding, 12 px each side: 2 + 8 + 840 + 8 + 2 + 2 × 12 = 884.
+    let svg = picture(home, &["-t", "test-neon-pc"]);
+    assert!(
+        svg.starts_with(r#"<svg xmlns="http://www.w3.org/2000/svg" width="884""#),
+        "{}",
+        &svg[..120]
+    );
+    assert!(
+        svg.contains(r#"<rect x="12.5" y="12.5" width="859""#),
+        "the window at 12,12"
     );
 
     // Installing again: refused without --force, replaced with it.

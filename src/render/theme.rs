@@ -62,6 +62,9 @@ pub struct ThemeSpec {
     pub font_family: Option<String>,
     /// Font size, px.
     pub font_size: Option<f32>,
+    /// The desktop (`-pc`) variant of an original `theme.json` (its `appearance.pc`): the window
+    /// is drawn on a desktop even when its frame file is not one. Not a key of our files.
+    pub pc: Option<bool>,
 }
 
 /// A fully resolved theme: defaults (`dark`) overlaid with each spec in order.
@@ -89,6 +92,8 @@ pub struct Theme {
     pub font_family: Option<String>,
     /// Font size, px (`None`: 14).
     pub font_size: Option<f32>,
+    /// Draw the window on a desktop (an original theme's `pc` variant; see [`ThemeSpec::pc`]).
+    pub pc: bool,
 }
 
 /// Error loading a theme. Every message is one line.
@@ -324,6 +329,7 @@ pub(crate) fn parse(text: &str, origin: &str) -> Result<ThemeSpec, ThemeError> {
         pc_padding: nonneg("pcPadding", raw.pc_padding)?,
         font_family: raw.font_family,
         font_size,
+        pc: None,
     })
 }
 
@@ -343,6 +349,7 @@ pub fn resolve(specs: &[ThemeSpec]) -> Theme {
         pc_padding: None,
         font_family: None,
         font_size: None,
+        pc: false,
     };
     for s in specs {
         if let Some(v) = s.foreground {
@@ -368,6 +375,7 @@ pub fn resolve(specs: &[ThemeSpec]) -> Theme {
             t.font_family.clone_from(&s.font_family);
         }
         t.font_size = s.font_size.or(t.font_size);
+        t.pc = s.pc.unwrap_or(t.pc);
     }
     t
 }

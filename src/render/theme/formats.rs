@@ -639,7 +639,8 @@ pub fn parse_original(text: &str, origin: &str) -> Result<OriginalTheme, ThemeEr
     };
     let pc = match appearance.pc {
         Some(v) => {
-            let s = variant("appearance.pc", v, &mut assets)?;
+            let mut s = variant("appearance.pc", v, &mut assets)?;
+            s.pc = Some(true);
             Some((s.id.clone().expect("variants have ids"), s))
         }
         None => None,
@@ -669,6 +670,7 @@ fn over(base: ThemeSpec, top: ThemeSpec) -> ThemeSpec {
         pc_padding: top.pc_padding.or(base.pc_padding),
         font_family: top.font_family.or(base.font_family),
         font_size: top.font_size.or(base.font_size),
+        pc: top.pc.or(base.pc),
     }
 }
 
