@@ -453,4 +453,23 @@ fn bad_theme_files_are_one_line_naming_the_file_and_key() {
         );
         assert!(!d.join("never.svg").exists());
     }
+    // Inline markup instead of a file name.
+    std::fs::write(
+        theme.join("chrome.json"),
+        r#"{"paddingTop": 10, "svgTemplate": "<rect/>"}"#,
+    )
+    .unwrap();
+    let out = console2svg()
+        .current_dir(d)
+        .args(["-t", "tpl", "-o", "never.svg", "--", "true"])
+        .env("HOME", d)
+        .env("XDG_DATA_HOME", d.join("data"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("chrome.json") && err.contains("inline markup"),
+        "{err}"
+    );
 }

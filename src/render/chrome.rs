@@ -50,6 +50,20 @@
 //! ```
 //!
 //! No drop shadows are drawn (the newest upstream draws none); `shadowOffset` only reserves space.
+//!
+//! # The original's `chrome.json`
+//!
+//! A file with any of the original console2svg's keys (`paddingTop`, `svgTemplate`,
+//! `isDesktop`, …; shared/spec/console2svg-contract.md, "Window chrome") is read as one:
+//! `paddingTop/Right/Bottom/Left` are the insets, `isDesktop` is `pc`, `desktopPadding` (default
+//! 20) and `shadowOffset` (default 6) apply to desktops only, `desktopGradientFrom/To` is
+//! `desktop`, `themeBackgroundOverride` is `terminalFill` (`transparent` or a colour), and
+//! `clientCornerRadius` as above. `svgTemplate` names a file beside `chrome.json` (it must stay
+//! in that directory; inline markup is refused) holding SVG elements with placeholders
+//! `{winX} {winY} {winW} {winH} {winRight} {winBottom} {totalW} {totalH}` (px, each with an
+//! optional `+n`/`-n`) and `{bg}` (the terminal background). It is checked when loaded: only
+//! those placeholders, well-formed once filled, no `<script>`, `<foreignObject>` or `on…`
+//! attributes. `desktopSvgTemplate` is read over (the desktop is our gradient).
 
 use std::path::Path;
 
@@ -867,6 +881,11 @@ fn original(text: &str, path: &Path, stem: &str) -> Result<Frame, FrameError> {
     let _ = &raw.desktop_svg_template;
     let template = match &raw.svg_template {
         None => None,
+        Some(asset) if asset.contains('<') => {
+            return Err(invalid(
+                "svgTemplate: inline markup is not allowed; name a file beside chrome.json (such as window.svg)".into(),
+            ))
+        }
         Some(asset) => {
             let markup =
                 read_asset(path, asset).map_err(|m| invalid(format!("svgTemplate: {m}")))?;

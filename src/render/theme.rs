@@ -23,6 +23,10 @@
 //!
 //! Themes stack: `-t a -t b` resolves `dark`, then `a`, then `b`; each key a later theme sets
 //! wins, arrays are replaced whole.
+//!
+//! Other programs' theme files (iTerm2, Windows Terminal, alacritty, kitty, Ghostty, the
+//! original's `theme.json`) are read by [`formats`]; where `-t` finds them (installed ids,
+//! window styles as themes, paths) is `crate::options::themes`.
 
 use std::path::Path;
 
@@ -100,7 +104,7 @@ pub struct Theme {
 #[derive(Debug, thiserror::Error)]
 pub enum ThemeError {
     /// Not a built-in id and not a path.
-    #[error("unknown theme '{id}' (valid: {valid}; or a path to a theme JSON file)")]
+    #[error("unknown theme '{id}' (valid: {valid}; or a path to a theme file)")]
     Unknown {
         /// What was asked for.
         id: String,
