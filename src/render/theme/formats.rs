@@ -435,11 +435,14 @@ pub struct OriginalTheme {
     pub normal: ThemeSpec,
     /// The `pc` variant's id and spec, if any.
     pub pc: Option<(String, ThemeSpec)>,
-    /// `preview` and every variant's `window` that is an asset path (not a built-in name):
-    /// the caller checks they stay inside the theme's directory.
+    /// `preview` and every variant's `window` that is an asset path (not a built-in name), as
+    /// written: a loader resolves the window inside the theme's directory (the preview image
+    /// is not read).
     pub assets: Vec<String>,
 }
 
+/// `version`, `author`, `license` and `preview` are read (so their types are checked) and not
+/// used: a listing shows the description, else the name.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct RawOriginal {
@@ -447,12 +450,15 @@ struct RawOriginal {
     id: String,
     name: String,
     #[serde(default)]
+    #[allow(dead_code)]
     version: Option<String>,
     #[serde(default)]
     description: Option<String>,
     #[serde(default)]
+    #[allow(dead_code)]
     author: Option<String>,
     #[serde(default)]
+    #[allow(dead_code)]
     license: Option<String>,
     #[serde(default)]
     preview: Option<String>,
@@ -543,7 +549,7 @@ pub fn parse_original(text: &str, origin: &str) -> Result<OriginalTheme, ThemeEr
     if !valid_id(&raw.id) {
         return Err(value("id", format!("'{}' is not a theme id", raw.id)));
     }
-    let _ = (&raw.version, &raw.author, &raw.license, &raw.name);
+    let description = raw.description.clone().or_else(|| Some(raw.name.clone()));
     let mut includes = Vec::new();
     for (i, inc) in raw.include.into_iter().enumerate() {
         match inc {
@@ -620,7 +626,7 @@ pub fn parse_original(text: &str, origin: &str) -> Result<OriginalTheme, ThemeEr
         })?;
         Ok::<_, ThemeError>(ThemeSpec {
             id: Some(v.id),
-            description: raw.description.clone(),
+            description: description.clone(),
             window: v.window,
             ..over(base.clone(), s)
         })
@@ -633,7 +639,7 @@ pub fn parse_original(text: &str, origin: &str) -> Result<OriginalTheme, ThemeEr
         Some(v) => variant("appearance.normal", v, &mut assets)?,
         None => ThemeSpec {
             id: Some(raw.id.clone()),
-            description: raw.description.clone(),
+            description: description.clone(),
             ..base.clone()
         },
     };
