@@ -257,9 +257,10 @@ fn install_list_and_remove_round_trip() {
     assert!(home
         .join("data/console2svg/themes/test-neon/window.svg")
         .is_file());
+    // An original theme's pc variant is listed by its own id after the theme.
     assert_eq!(
         installed_ids(home),
-        ["my-kitty", "test-neon", "test-scheme"]
+        ["my-kitty", "test-neon", "test-neon-pc", "test-scheme"]
     );
     let rows = listing(home);
     let neon = rows["themes"]

@@ -757,13 +757,15 @@ fn theme_command(command: ThemeCommand) -> Result<(), CliError> {
                 ListFormat::Json => theme::ListFormat::Json,
             };
             // An installed theme that no longer loads is listed with the reason.
+            // With an original theme's pc variant id after its own.
             let installed: Vec<theme::ThemeInfo> = themes::installed()
                 .iter()
-                .map(|t| match themes::load(&t.id) {
-                    Ok(specs) => theme::installed_info(&t.id, &specs),
+                .flat_map(|t| std::iter::once(t.id.clone()).chain(t.pc_id.clone()))
+                .map(|id| match themes::load(&id) {
+                    Ok(specs) => theme::installed_info(&id, &specs),
                     Err(e) => theme::ThemeInfo {
                         description: format!("does not load: {e}"),
-                        ..theme::installed_info(&t.id, &[])
+                        ..theme::installed_info(&id, &[])
                     },
                 })
                 .collect();
