@@ -220,7 +220,7 @@ const NAMES: [&str; 8] = [
 ];
 
 /// Reads a file of `format` (from `origin`, named in errors). [`Format::Ours`] and
-/// [`Format::Original`] go through [`super::parse`] and [`parse_original`]; the others are
+/// [`Format::Original`] go through the theme module's own JSON reader and [`parse_original`]; the others are
 /// read here.
 ///
 /// Errors: one line naming `origin` and the key: the file does not parse as its format, a
