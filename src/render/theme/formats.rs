@@ -219,9 +219,9 @@ const NAMES: [&str; 8] = [
     "black", "red", "green", "yellow", "blue", "magenta", "cyan", "white",
 ];
 
-/// Reads a file of `format` (from `origin`, named in errors). [`Format::Ours`] and
-/// [`Format::Original`] go through the theme module's own JSON reader and [`parse_original`]; the others are
-/// read here.
+/// Reads a file of `format` (from `origin`, named in errors). [`Format::Ours`] goes through the
+/// theme module's own JSON reader, [`Format::Original`] through [`parse_original`] (its
+/// `normal` variant); the others are read here.
 ///
 /// Errors: one line naming `origin` and the key: the file does not parse as its format, a
 /// colour does not parse, the palette is partial, no colour at all.
