@@ -537,7 +537,7 @@ thread_local! {
 
 /// The fuzz target `documents`: the input written to files and read by the real loaders, as a
 /// scenario document in YAML and in JSON ([`Document::load`]), a config file
-/// ([`options::read_config`]), a theme file and a window frame file (through
+/// ([`options::parse_config`]), a theme file in each format and a window frame file (through
 /// [`AppearanceOptions::resolve`]).
 ///
 /// Properties: a loaded scenario prints ([`Document::to_text`], YAML and JSON) as a document
@@ -563,14 +563,23 @@ pub fn documents(data: &[u8]) {
                 }
             }
         }
-        if let Ok(o) = options::read_config(&file("config.yaml")) {
+        if let Ok(o) = options::parse_config(&file("config.yaml")) {
             appearance(without_files(o.appearance()));
         }
-        let theme = file("theme.json").to_string_lossy().into_owned();
-        appearance(AppearanceOptions {
-            theme: Some(vec![theme]),
-            ..AppearanceOptions::default()
-        });
+        // Every theme format: by extension, and sniffed from the content (no extension).
+        for name in [
+            "theme.json",
+            "theme.itermcolors",
+            "theme.toml",
+            "theme.conf",
+            "theme",
+        ] {
+            let theme = file(name).to_string_lossy().into_owned();
+            appearance(AppearanceOptions {
+                theme: Some(vec![theme]),
+                ..AppearanceOptions::default()
+            });
+        }
         let frame = file("frame.json").to_string_lossy().into_owned();
         appearance(AppearanceOptions {
             window: Some(frame),

@@ -28,7 +28,8 @@
 //!   termio's status hooks and agent skill (`termio hooks …`, `termio skill …`).
 //! - [`scenario`]: scenario documents: parse and validate, export from a journal, run.
 //! - [`options`]: appearance and terminal options as data (flags, config file, scenarios) and how they
-//!   stack; the original's config v1 keys (`options::compat`); the config file's JSON Schema.
+//!   stack; the original's config v1 keys (`options::compat`); the config file's JSON Schema;
+//!   where `-t` finds a theme and the user theme directory ([`options::themes`]).
 //! - [`output`]: artifact formats and atomic file writes.
 //! - [`status`]: the `status` report (fonts and fallbacks, renderers, themes, colour environment).
 //! - [`batch`]: `batch markdown` (regenerate and re-link every docs picture a Markdown tree's

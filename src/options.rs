@@ -18,6 +18,7 @@ use crate::render::{
 use crate::term::Rgb;
 
 mod compat;
+pub mod themes;
 
 macro_rules! overlay_fields {
     ($base:expr, $top:expr, $($f:ident),*) => { $( if $top.$f.is_some() { $base.$f = $top.$f.clone(); } )* };
@@ -51,10 +52,10 @@ pub struct AppearanceOptions {
     /// Window style or frame file (`-d`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub window: Option<String>,
-    /// `#rgb`/`#rrggbb` (`--forecolor`).
+    /// `#rgb`/`#rrggbb`, a CSS colour name, `rgb()`/`hsl()` (`--forecolor`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub forecolor: Option<String>,
-    /// `#rgb`/`#rrggbb` (`--backcolor`).
+    /// `#rgb`/`#rrggbb`, a CSS colour name, `rgb()`/`hsl()` (`--backcolor`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub backcolor: Option<String>,
     /// One colour, two colours, or an image file (`--background`).
@@ -677,22 +678,30 @@ impl AppearanceOptions {
     /// colour, size or range, unreadable or non-image background file).
     pub fn resolve(&self, command: Option<&[String]>) -> Result<Appearance, String> {
         let themes = self.theme.clone().unwrap_or_default();
-        let specs = themes
-            .iter()
-            .map(|t| theme::load(t).map_err(|e| e.to_string()))
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut specs = Vec::new();
+        for t in &themes {
+            specs.extend(self::themes::load(t).map_err(|e| format!("theme: {e}"))?);
+        }
         let theme = theme::resolve(&specs);
         let window = self
             .window
             .clone()
             .or_else(|| theme.window.clone())
             .unwrap_or_else(|| "none".into());
-        let frame = chrome::load(&window).map_err(|e| e.to_string())?;
+        let mut frame = chrome::load(&window).map_err(|e| format!("window: {e}"))?;
+        if theme.pc && !frame.pc {
+            // An original theme's pc variant puts its window on a desktop (its pcPadding, else
+            // the frame default of 20 px; no shadow space, as the newest original reserves none).
+            frame.pc = true;
+            frame.pc_padding = 20.0;
+            frame.shadow_offset = 0.0;
+        }
         let color = |key: &str, v: &Option<String>| -> Result<Option<Rgb>, String> {
             v.as_deref()
                 .map(|c| {
-                    Rgb::parse_hex(c)
-                        .ok_or_else(|| format!("{key}: '{c}' is not a colour (#rgb or #rrggbb)"))
+                    render::parse_css(c).ok_or_else(|| {
+                        format!("{key}: '{c}' is not a colour (#rgb, #rrggbb, a CSS name such as tomato, rgb() or hsl(); opaque)")
+                    })
                 })
                 .transpose()
         };
@@ -865,10 +874,10 @@ pub struct ConfigFile {
     /// The document's JSON Schema (for editors; `--cw-generate-json-schema DIR` writes it).
     #[serde(rename = "$schema", default)]
     pub schema: Option<String>,
-    /// The format version: 1.
-    #[serde(rename = "$version")]
+    /// The format version: 1 (may be left out; a document without it is read as version 1).
+    #[serde(rename = "$version", default)]
     #[schemars(range(min = 1, max = 1))]
-    pub version: u32,
+    pub version: Option<u32>,
     /// The options, as a scenario document's `options:`.
     #[serde(default)]
     pub options: Options,
@@ -903,49 +912,103 @@ pub fn config_paths(explicit: Option<&Path>) -> Vec<PathBuf> {
     out
 }
 
-/// Reads one config file: YAML (`.yaml`, `.yml`, or no extension) or JSON (`.json`).
+/// Reads one config file: YAML (`.yaml`, `.yml`, or no extension) or JSON (`.json`). An empty
+/// document (or one with only `$schema` and `$version`) is no settings.
 ///
-/// Errors: the path and what is wrong (an unknown format by its extension, unreadable, not
-/// YAML/JSON, an unknown key (named), `$version` not 1, nested and flat forms of one key
-/// both set).
+/// Errors: `invalid config <path>: <key path>: <what>`, one line: an unknown format by its
+/// extension, unreadable, not YAML/JSON, an unknown key (named with its path, in JSON too),
+/// `$version` not 1, nested and flat forms of one key both set, a value out of range or a
+/// theme, window, colour, size or crop that does not load (see [`check_options`]).
 pub fn read_config(path: &Path) -> Result<Options, String> {
+    let options = parse_config(path)?;
+    check_options(&options).map_err(|e| format!("invalid config {}: {e}", path.display()))?;
+    Ok(options)
+}
+
+/// [`read_config`] without [`check_options`]: the file's syntax, keys and types only, so
+/// nothing it names (a theme file, a background image) is read.
+///
+/// Errors: as [`read_config`], less the value checks.
+pub fn parse_config(path: &Path) -> Result<Options, String> {
     let ext = path
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    let invalid = |msg: String| format!("invalid config {}: {msg}", path.display());
     let json = match ext.as_deref() {
         None | Some("yaml" | "yml") => false,
         Some("json") => true,
         Some(other) => {
-            return Err(format!(
-                "invalid config {}: unknown format '.{other}' (a config file is YAML, .yaml or \
-                 .yml, or JSON, .json)",
-                path.display()
-            ))
+            return Err(invalid(format!(
+                "unknown format '.{other}' (a config file is YAML, .yaml or .yml, or JSON, .json)"
+            )))
         }
     };
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read config {}: {e}", path.display()))?;
-    let file: ConfigFile = if json {
-        serde_json::from_str(&text).map_err(|e| e.to_string())
+    let file: Option<ConfigFile> = if json {
+        if text.trim().is_empty() {
+            Ok(None)
+        } else {
+            // serde_json names no key path by itself: track it.
+            let de = &mut serde_json::Deserializer::from_str(&text);
+            serde_path_to_error::deserialize(de).map(Some).map_err(|e| {
+                let at = e.path().to_string();
+                let inner = e.into_inner();
+                if at == "." {
+                    inner.to_string()
+                } else {
+                    format!("{at}: {inner}")
+                }
+            })
+        }
     } else {
         serde_yaml_ng::from_str(&text).map_err(|e| e.to_string())
     }
-    .map_err(|e| format!("invalid config {}: {e}", path.display()))?;
-    if file.version != 1 {
-        return Err(format!(
-            "invalid config {}: $version must be 1, got {}",
-            path.display(),
-            file.version
-        ));
+    .map_err(invalid)?;
+    let file = file.unwrap_or_default();
+    if let Some(v) = file.version.filter(|v| *v != 1) {
+        return Err(invalid(format!("$version must be 1, got {v}")));
     }
     let image = file.options.capture.as_ref().and_then(|c| c.image.as_ref());
     if image.is_some_and(|i| i.frame.is_some() && i.time.is_some()) {
-        return Err(format!(
-            "invalid config {}: capture.image: give frame or time, not both",
-            path.display()
+        return Err(invalid(
+            "capture.image: give frame or time, not both".into(),
         ));
     }
     Ok(file.options)
+}
+
+/// Checks the values of a config file's `options` that its types do not hold: the terminal
+/// size (1–500 cells) and scrollback (0–[`crate::term::MAX_SCROLLBACK`]), the crop strings, and
+/// every appearance key (themes and window styles load, colours parse, numbers in range), so a
+/// bad value is refused naming the file that holds it.
+///
+/// Errors: `options.<section>.<key>: <what>` (`options.appearance.theme: unknown theme …`).
+pub fn check_options(options: &Options) -> Result<(), String> {
+    let t = options.terminal();
+    for (key, v) in [("width", t.width), ("height", t.height)] {
+        if let Some(n) = v.filter(|n| !(1..=500).contains(n)) {
+            return Err(format!("options.terminal.{key}: {n} is not in 1..=500"));
+        }
+    }
+    if let Some(n) = t
+        .scrollback
+        .filter(|n| *n as usize > crate::term::MAX_SCROLLBACK)
+    {
+        return Err(format!(
+            "options.terminal.scrollback: {n} is not in 0..={}",
+            crate::term::MAX_SCROLLBACK
+        ));
+    }
+    if let Some(crop) = options.capture.as_ref().and_then(|c| c.crop.as_ref()) {
+        crop.parse()
+            .map_err(|e| format!("options.capture.crop.{}", e.trim_start_matches("crop-")))?;
+    }
+    options
+        .appearance()
+        .resolve(None)
+        .map_err(|e| format!("options.appearance.{e}"))?;
+    Ok(())
 }
 
 /// The stacked config tiers (see [`config_paths`]).
@@ -1055,7 +1118,7 @@ mod tests {
         };
         assert_eq!(
             bad.resolve(None).unwrap_err(),
-            "forecolor: 'reddish' is not a colour (#rgb or #rrggbb)"
+            "forecolor: 'reddish' is not a colour (#rgb, #rrggbb, a CSS name such as tomato, rgb() or hsl(); opaque)"
         );
         let bad = AppearanceOptions {
             opacity: Some(2.0),
@@ -1092,6 +1155,21 @@ mod tests {
         let p = dir.path().join("c.yaml");
         std::fs::write(&p, "$version: 2\noptions: {}\n").unwrap();
         assert!(read_config(&p).unwrap_err().contains("$version must be 1"));
+        // Empty, only comments, only `$schema`/`$version`: no settings.
+        for empty in [
+            "",
+            "# nothing yet\n",
+            "$schema: ./s.json\n",
+            "$version: 1\n",
+        ] {
+            std::fs::write(&p, empty).unwrap();
+            assert_eq!(read_config(&p).unwrap(), Options::default(), "{empty:?}");
+        }
+        let j = dir.path().join("c.json");
+        for empty in ["", "{}", r#"{"$schema": "./s.json", "$version": 1}"#] {
+            std::fs::write(&j, empty).unwrap();
+            assert_eq!(read_config(&j).unwrap(), Options::default(), "{empty:?}");
+        }
         std::fs::write(&p, "$version: 1\noptions: {appearance: {theme: [nord]}}\n").unwrap();
         assert_eq!(
             read_config(&p).unwrap().appearance().theme,

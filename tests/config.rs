@@ -377,6 +377,46 @@ fn bad_config_files_are_refused_naming_the_file_and_key() {
             "$version: 1\noptions: {capture: {video: {coalesce: soon}}}\n",
             "expected `auto` or a number of milliseconds",
         ),
+        (
+            "theme.yaml",
+            "$version: 1\noptions: {appearance: {theme: [nord, drakula]}}\n",
+            "options.appearance.theme: unknown theme 'drakula'",
+        ),
+        (
+            "window.yaml",
+            "$version: 1\noptions: {appearance: {window: macoss}}\n",
+            "options.appearance.window: unknown window style 'macoss'",
+        ),
+        (
+            "opacity.yaml",
+            "$version: 1\noptions: {appearance: {opacity: 3}}\n",
+            "options.appearance.opacity: 3 is not in 0..=1",
+        ),
+        (
+            "colour.yaml",
+            "$version: 1\noptions: {appearance: {forecolor: reddish}}\n",
+            "options.appearance.forecolor: 'reddish'",
+        ),
+        (
+            "width.yaml",
+            "$version: 1\noptions: {terminal: {width: 0}}\n",
+            "options.terminal.width: 0 is not in 1..=500",
+        ),
+        (
+            "crop.yaml",
+            "$version: 1\noptions: {capture: {crop: {left: 3em}}}\n",
+            "options.capture.crop.left",
+        ),
+        (
+            "unknown.json",
+            r#"{"$version": 1, "options": {"appearance": {"fnt": "x"}}}"#,
+            "options.appearance.fnt: unknown field `fnt`",
+        ),
+        (
+            "range.json",
+            r#"{"options": {"appearance": {"padding": -1}}}"#,
+            "options.appearance.padding: -1 is not in 0..=10000",
+        ),
         ("c.toml", "[options]\n", "unknown format '.toml'"),
         ("c.ini", "$version: 1\n", "unknown format '.ini'"),
     ] {
@@ -574,7 +614,7 @@ fn the_readmes_config_example_loads_and_captures() {
         .current_dir(d)
         .env("HOME", d.join("no-home"))
         .args(["--json", "-o", "r.svg", "--", "sh", "-c"])
-        .arg("for i in 1 2 3 4; do echo line $i; sleep 0.05; done; echo hunter2; echo Done")
+        .arg("for i in 1 2 3 4; do echo line $i; sleep 0.05; done; echo hunter2")
         .assert()
         .success();
     let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
@@ -582,4 +622,33 @@ fn the_readmes_config_example_loads_and_captures() {
     let svg = std::fs::read_to_string(d.join("r.svg")).unwrap();
     assert!(svg.contains("#ff5f57"), "window: macos");
     assert!(svg.contains("JetBrains Mono"), "font.family");
+    assert!(!svg.contains("hunter2"), "render.masking.strings");
+}
+
+/// An empty config, or one with only `$schema`/`$version`, is no settings (YAML and JSON).
+#[test]
+fn an_empty_config_is_no_settings() {
+    let dir = tempdir();
+    let d = dir.path();
+    for (name, text) in [
+        ("empty.yaml", ""),
+        (
+            "schema.yaml",
+            "$schema: ./schemas/console2svg.config.schema.json\n",
+        ),
+        ("version.yml", "$version: 1\n"),
+        ("empty.json", ""),
+        ("object.json", "{}"),
+        ("both.json", r#"{"$schema": "x.json", "$version": 1}"#),
+    ] {
+        std::fs::write(d.join(name), text).unwrap();
+        let out = console2svg()
+            .current_dir(d)
+            .env("HOME", d.join("no-home"))
+            .args(["-C", name, "--json", "-o", "e.svg", "--", "echo", "hi"])
+            .assert()
+            .success();
+        let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+        assert_eq!(v["screen"]["width"], 100, "{name}: the default width");
+    }
 }

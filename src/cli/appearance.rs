@@ -10,16 +10,16 @@ use crate::term::Rgb;
 /// Appearance flags (shared/spec/console2svg-contract.md, "capture options").
 #[derive(Args, Debug, Clone, Default)]
 pub struct AppearanceArgs {
-    /// Window style: none, transparent, macos, windows, macos-pc, windows-pc, cyberpunk, cyberpunk-pc, or a frame JSON file; bare -d = macos.
+    /// Window style: none, transparent, macos, windows, macos-pc, windows-pc, cyberpunk, cyberpunk-pc, or a frame JSON file (ours or the original's chrome.json); bare -d = macos.
     #[arg(short = 'd', long = "window", value_name = "STYLE", num_args = 0..=1, default_missing_value = "macos")]
     pub window: Option<String>,
-    /// Theme id or theme JSON file; repeatable, later wins.
+    /// Theme: a built-in or installed id, a window style (-t nord -t macos), or a theme file (ours, the original's theme.json or its directory, Windows Terminal scheme .json, .itermcolors, alacritty .toml, kitty .conf, Ghostty); repeatable, later wins.
     #[arg(short = 't', long = "theme", value_name = "THEME")]
     pub theme: Vec<String>,
-    /// Default foreground colour (#rgb or #rrggbb).
+    /// Default foreground colour: #rgb, #rrggbb, a CSS colour name or rgb()/hsl().
     #[arg(long, value_parser = parse_color)]
     pub forecolor: Option<Rgb>,
-    /// Terminal background colour (#rgb or #rrggbb).
+    /// Terminal background colour: #rgb, #rrggbb, a CSS colour name or rgb()/hsl().
     #[arg(long, value_parser = parse_color)]
     pub backcolor: Option<Rgb>,
     /// Canvas background: a colour, two colours for a gradient (`c1 c2` or `c1:c2`), or an image file.
@@ -104,7 +104,9 @@ impl AppearanceArgs {
 }
 
 fn parse_color(s: &str) -> Result<Rgb, String> {
-    Rgb::parse_hex(s).ok_or_else(|| format!("'{s}' is not a colour (#rgb or #rrggbb)"))
+    crate::render::parse_css(s).ok_or_else(|| {
+        format!("'{s}' is not a colour (#rgb, #rrggbb, a CSS name such as tomato, rgb() or hsl(); opaque)")
+    })
 }
 
 fn parse_text_mode(s: &str) -> Result<TextMode, String> {

@@ -95,7 +95,7 @@ enum Command {
         #[arg(long, value_enum)]
         format: Option<ListFormat>,
     },
-    /// Built-in themes.
+    /// Themes: list the built-in and installed ones, install a theme file, remove one.
     Theme {
         #[command(subcommand)]
         command: ThemeCommand,
@@ -142,10 +142,26 @@ enum Command {
 
 #[derive(Subcommand, Debug)]
 enum ThemeCommand {
-    /// List the built-in themes.
+    /// List the built-in themes and the installed ones.
     List {
         #[arg(long, value_enum, default_value_t = ListFormat::Table)]
         format: ListFormat,
+    },
+    /// Copy a theme into the user theme directory so `-t ID` finds it: a theme JSON file (ours, the original's theme.json or its directory, a Windows Terminal scheme), an iTerm2 .itermcolors, an alacritty .toml, a kitty .conf or a Ghostty theme.
+    Install {
+        /// The theme file or original theme directory.
+        source: std::path::PathBuf,
+        /// The id to install under (default: the theme's own id or name, else the file name).
+        #[arg(long)]
+        id: Option<String>,
+        /// Replace an installed theme of the same id.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Remove an installed theme.
+    Remove {
+        /// The installed theme's id (`theme list` shows it).
+        id: String,
     },
 }
 
@@ -448,16 +464,7 @@ pub fn main() -> Result<(), CliError> {
         Command::Mcp => crate::mcp::run().map_err(CliError::new),
         Command::LiveServer(args) => super::live::run(*args, cli.config.as_deref()),
         Command::Tmux { command } => super::tmux::run(command, cli.config),
-        Command::Theme {
-            command: ThemeCommand::List { format },
-        } => {
-            let format = match format {
-                ListFormat::Table => theme::ListFormat::Table,
-                ListFormat::Markdown => theme::ListFormat::Markdown,
-                ListFormat::Json => theme::ListFormat::Json,
-            };
-            super::print_stdout(&theme::format_list(format))
-        }
+        Command::Theme { command } => theme_command(command),
         Command::Status { json, format } => {
             let status = crate::status::gather();
             let format = if json {
@@ -915,4 +922,45 @@ pub(super) fn result_json(
         "frames": frames,
     })
     .to_string()
+}
+
+/// `theme list|install|remove`.
+fn theme_command(command: ThemeCommand) -> Result<(), CliError> {
+    use crate::options::themes;
+    match command {
+        ThemeCommand::List { format } => {
+            let format = match format {
+                ListFormat::Table => theme::ListFormat::Table,
+                ListFormat::Markdown => theme::ListFormat::Markdown,
+                ListFormat::Json => theme::ListFormat::Json,
+            };
+            // An installed theme that no longer loads is listed with the reason.
+            // With an original theme's pc variant id after its own.
+            let installed: Vec<theme::ThemeInfo> = themes::installed()
+                .iter()
+                .flat_map(|t| std::iter::once(t.id.clone()).chain(t.pc_id.clone()))
+                .map(|id| match themes::load(&id) {
+                    Ok(specs) => theme::installed_info(&id, &specs),
+                    Err(e) => theme::ThemeInfo {
+                        description: format!("does not load: {e}"),
+                        ..theme::installed_info(&id, &[])
+                    },
+                })
+                .collect();
+            super::print_stdout(&theme::format_list(format, &installed))
+        }
+        ThemeCommand::Install { source, id, force } => {
+            let r = themes::install(&source, id.as_deref(), force).map_err(CliError::new)?;
+            super::print_stdout(&format!(
+                "installed theme '{}' ({}) at {}\n",
+                r.id,
+                r.format.name(),
+                r.path.display()
+            ))
+        }
+        ThemeCommand::Remove { id } => {
+            let path = themes::remove(&id).map_err(CliError::new)?;
+            super::print_stdout(&format!("removed theme '{id}' ({})\n", path.display()))
+        }
+    }
 }

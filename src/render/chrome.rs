@@ -50,6 +50,20 @@
 //! ```
 //!
 //! No drop shadows are drawn (the newest upstream draws none); `shadowOffset` only reserves space.
+//!
+//! # The original's `chrome.json`
+//!
+//! A file with any of the original console2svg's keys (`paddingTop`, `svgTemplate`,
+//! `isDesktop`, …; shared/spec/console2svg-contract.md, "Window chrome") is read as one:
+//! `paddingTop/Right/Bottom/Left` are the insets, `isDesktop` is `pc`, `desktopPadding` (default
+//! 20) and `shadowOffset` (default 6) apply to desktops only, `desktopGradientFrom/To` is
+//! `desktop`, `themeBackgroundOverride` is `terminalFill` (`transparent` or a colour), and
+//! `clientCornerRadius` as above. `svgTemplate` names a file beside `chrome.json` (it must stay
+//! in that directory; inline markup is refused) holding SVG elements with placeholders
+//! `{winX} {winY} {winW} {winH} {winRight} {winBottom} {totalW} {totalH}` (px, each with an
+//! optional `+n`/`-n`) and `{bg}` (the terminal background). It is checked when loaded: only
+//! those placeholders, well-formed once filled, no `<script>`, `<foreignObject>` or `on…`
+//! attributes. `desktopSvgTemplate` is read over (the desktop is our gradient).
 
 use std::path::Path;
 
@@ -89,7 +103,7 @@ impl Insets {
 pub enum TerminalFill {
     /// The palette's background.
     Palette,
-    /// A fixed colour (the `windows` frame's #0c0c0c).
+    /// A fixed colour (a frame file's `terminalFill`, the original's `themeBackgroundOverride`).
     Color(Rgb),
     /// Nothing: whatever is under the SVG shows through.
     Transparent,
@@ -120,6 +134,9 @@ pub struct Frame {
     pub desktop: Option<[Rgb; 2]>,
     /// Drawing elements, painted in order by [`draw`].
     pub elements: Vec<Element>,
+    /// SVG markup with placeholders, from the original's `chrome.json` `svgTemplate` asset
+    /// (see [`load`]); painted after `elements` by [`draw_template`].
+    pub template: Option<String>,
 }
 
 /// What a coordinate is measured from (see the module doc).
@@ -677,6 +694,7 @@ fn finish(raw: RawFrame, origin: &str, default_name: &str) -> Result<Frame, Fram
         },
         desktop: raw.desktop,
         elements,
+        template: None,
     })
 }
 
@@ -751,7 +769,275 @@ pub fn load(arg: &str) -> Result<Frame, FrameError> {
         .file_stem()
         .and_then(|s| s.to_str())
         .unwrap_or(arg);
+    if is_original(&text) {
+        return original(&text, Path::new(arg), stem);
+    }
     finish(parse_raw(&text, arg, 0)?, arg, stem)
+}
+
+/// Keys only the original's `chrome.json` has.
+const ORIGINAL_KEYS: [&str; 8] = [
+    "paddingTop",
+    "paddingRight",
+    "paddingBottom",
+    "paddingLeft",
+    "isDesktop",
+    "svgTemplate",
+    "themeBackgroundOverride",
+    "desktopPadding",
+];
+
+fn is_original(text: &str) -> bool {
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(serde_json::Value::Object(m)) => ORIGINAL_KEYS.iter().any(|k| m.contains_key(*k)),
+        _ => false,
+    }
+}
+
+/// The original console2svg's `chrome.json` as written (shared/spec/console2svg-contract.md,
+/// "Window chrome").
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawOriginal {
+    padding_top: Option<f32>,
+    padding_right: Option<f32>,
+    padding_bottom: Option<f32>,
+    padding_left: Option<f32>,
+    is_desktop: Option<bool>,
+    desktop_padding: Option<f32>,
+    shadow_offset: Option<f32>,
+    desktop_gradient_from: Option<String>,
+    desktop_gradient_to: Option<String>,
+    theme_background_override: Option<String>,
+    client_corner_radius: Option<f32>,
+    svg_template: Option<String>,
+    desktop_svg_template: Option<String>,
+}
+
+/// The placeholders a template may hold (`{winX}`, `{winRight-120}`…).
+const PLACEHOLDERS: [&str; 9] = [
+    "winX",
+    "winY",
+    "winW",
+    "winH",
+    "winRight",
+    "winBottom",
+    "totalW",
+    "totalH",
+    "bg",
+];
+
+/// Reads the original's `chrome.json` at `path`: the insets, desktop keys, background override
+/// and corner radius map onto a [`Frame`]; `svgTemplate` names a markup file beside it (it must
+/// stay inside that directory), checked here: well-formed SVG once its placeholders are filled,
+/// only known placeholders, no scripts, event attributes or foreign objects.
+fn original(text: &str, path: &Path, stem: &str) -> Result<Frame, FrameError> {
+    let origin = path.display().to_string();
+    let raw: RawOriginal = serde_json::from_str(text).map_err(|source| FrameError::Json {
+        path: origin.clone(),
+        source,
+    })?;
+    let invalid = |msg: String| FrameError::Invalid {
+        path: origin.clone(),
+        msg,
+    };
+    let px = |key: &str, v: Option<f32>, default: f32| {
+        let v = v.unwrap_or(default);
+        if v.is_finite() && (0.0..=10_000.0).contains(&v) {
+            Ok(v)
+        } else {
+            Err(invalid(format!(
+                "{key} must be a number of px from 0 to 10000, got {v}"
+            )))
+        }
+    };
+    let insets = Insets {
+        top: px("paddingTop", raw.padding_top, 0.0)?,
+        right: px("paddingRight", raw.padding_right, 0.0)?,
+        bottom: px("paddingBottom", raw.padding_bottom, 0.0)?,
+        left: px("paddingLeft", raw.padding_left, 0.0)?,
+    };
+    let pc = raw.is_desktop.unwrap_or(false);
+    let color = |key: &str, v: &str| {
+        parse_color(v)
+            .map_err(|_| invalid(format!("{key} = '{v}' is not a colour (#rgb or #rrggbb)")))
+    };
+    let desktop = match (&raw.desktop_gradient_from, &raw.desktop_gradient_to) {
+        (None, None) => None,
+        (a, b) => {
+            let a = a.as_deref().or(b.as_deref()).expect("one is set");
+            let b = b.as_deref().unwrap_or(a);
+            Some([
+                color("desktopGradientFrom", a)?,
+                color("desktopGradientTo", b)?,
+            ])
+        }
+    };
+    let terminal_fill = match raw.theme_background_override.as_deref() {
+        None => TerminalFill::Palette,
+        Some("transparent") => TerminalFill::Transparent,
+        Some(c) => TerminalFill::Color(color("themeBackgroundOverride", c)?),
+    };
+    let _ = &raw.desktop_svg_template;
+    let template = match &raw.svg_template {
+        None => None,
+        Some(asset) if asset.contains('<') => {
+            return Err(invalid(
+                "svgTemplate: inline markup is not allowed; name a file beside chrome.json (such as window.svg)".into(),
+            ))
+        }
+        Some(asset) => {
+            let markup =
+                read_asset(path, asset).map_err(|m| invalid(format!("svgTemplate: {m}")))?;
+            check_template(&markup).map_err(|m| invalid(format!("svgTemplate '{asset}': {m}")))?;
+            Some(markup)
+        }
+    };
+    Ok(Frame {
+        name: stem.to_string(),
+        description: String::new(),
+        insets,
+        client_corner_radius: px("clientCornerRadius", raw.client_corner_radius, 0.0)?,
+        pc,
+        pc_padding: if pc {
+            px("desktopPadding", raw.desktop_padding, 20.0)?
+        } else {
+            0.0
+        },
+        shadow_offset: if pc {
+            px("shadowOffset", raw.shadow_offset, 6.0)?
+        } else {
+            0.0
+        },
+        padding: None,
+        terminal_fill,
+        desktop,
+        elements: Vec::new(),
+        template,
+    })
+}
+
+/// The text of `asset`, a path relative to the directory of `file`, which it must stay inside.
+fn read_asset(file: &Path, asset: &str) -> Result<String, String> {
+    let root = file
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let root = root
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", root.display()))?;
+    let target = root.join(asset);
+    let target = target
+        .canonicalize()
+        .map_err(|e| format!("cannot read '{asset}': {e}"))?;
+    if !target.starts_with(&root) {
+        return Err(format!("'{asset}' is outside the theme's directory"));
+    }
+    std::fs::read_to_string(&target).map_err(|e| format!("cannot read '{asset}': {e}"))
+}
+
+/// `template` with every `{name±n}` replaced by `value(name) ± n` (numbers) or the name's text
+/// (`{bg}`). Errors: an unknown name or a bad offset.
+fn fill_template(template: &str, value: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let close = rest[open..]
+            .find('}')
+            .ok_or_else(|| "a '{' without its '}'".to_string())?;
+        let inner = &rest[open + 1..open + close];
+        let (name, offset) = match inner.find(['+', '-']) {
+            Some(i) => (&inner[..i], Some(&inner[i..])),
+            None => (inner, None),
+        };
+        let name = name.trim();
+        if !PLACEHOLDERS.contains(&name) {
+            return Err(format!("unknown placeholder '{{{inner}}}'"));
+        }
+        let v = value(name).unwrap_or_default();
+        match offset {
+            None => out.push_str(&v),
+            Some(o) => {
+                let n: f32 = o
+                    .replace(' ', "")
+                    .trim_start_matches('+')
+                    .parse()
+                    .map_err(|_| format!("bad offset in '{{{inner}}}'"))?;
+                let base: f32 = v
+                    .parse()
+                    .map_err(|_| format!("'{{{inner}}}': {name} is not a number"))?;
+                push_num(&mut out, base + n);
+            }
+        }
+        rest = &rest[open + close + 1..];
+    }
+    out.push_str(&rest.replace('}', ""));
+    Ok(out)
+}
+
+fn check_template(markup: &str) -> Result<(), String> {
+    let filled = fill_template(markup, &|n| {
+        Some(if n == "bg" {
+            "#000000".into()
+        } else {
+            "10".into()
+        })
+    })?;
+    let doc = format!("<svg xmlns=\"http://www.w3.org/2000/svg\">{filled}</svg>");
+    let tree = roxmltree::Document::parse(&doc).map_err(|e| format!("not well-formed SVG: {e}"))?;
+    for n in tree.descendants().filter(|n| n.is_element()) {
+        let tag = n.tag_name().name().to_ascii_lowercase();
+        if tag == "script" || tag == "foreignobject" {
+            return Err(format!("<{}> is not allowed", n.tag_name().name()));
+        }
+        if let Some(a) = n
+            .attributes()
+            .find(|a| a.name().to_ascii_lowercase().starts_with("on"))
+        {
+            return Err(format!("the event attribute '{}' is not allowed", a.name()));
+        }
+    }
+    Ok(())
+}
+
+/// Appends the frame's [`Frame::template`] (the original's `svgTemplate`), its placeholders
+/// filled for a window at (`x`, `y`) of `w` × `h` px on a `total_w` × `total_h` canvas, `bg`
+/// the terminal background (`#rrggbb`). Nothing when the frame has no template.
+#[allow(clippy::too_many_arguments)]
+pub fn draw_template(
+    out: &mut String,
+    frame: &Frame,
+    (x, y, w, h): (f32, f32, f32, f32),
+    total_w: f32,
+    total_h: f32,
+    bg: &str,
+) {
+    let Some(t) = &frame.template else {
+        return;
+    };
+    let num = |v: f32| {
+        let mut s = String::new();
+        push_num(&mut s, v);
+        s
+    };
+    let value = |n: &str| {
+        Some(match n {
+            "winX" => num(x),
+            "winY" => num(y),
+            "winW" => num(w),
+            "winH" => num(h),
+            "winRight" => num(x + w),
+            "winBottom" => num(y + h),
+            "totalW" => num(total_w),
+            "totalH" => num(total_h),
+            _ => bg.to_string(),
+        })
+    };
+    // Checked when the frame was loaded.
+    if let Ok(s) = fill_template(t, &value) {
+        out.push_str(s.trim());
+    }
 }
 
 fn push_color(out: &mut String, c: Rgb) {
@@ -1007,10 +1293,13 @@ mod tests {
             load("transparent").unwrap().terminal_fill,
             TerminalFill::Transparent
         );
+        // `-d windows` keeps the theme's background (the original's newest chrome.json sets
+        // no override); only its tab is #0c0c0c.
         assert_eq!(
             load("windows-pc").unwrap().terminal_fill,
-            TerminalFill::Color(hex("#0c0c0c"))
+            TerminalFill::Palette
         );
+        let _ = hex;
         // The cyberpunk theme's own background (#090b1a) fills it, so a later `-t` can change it.
         assert_eq!(
             load("cyberpunk").unwrap().terminal_fill,

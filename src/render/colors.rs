@@ -237,6 +237,15 @@ const CSS_NAMED_COLORS: &[&str] = &[
     "yellowgreen",
 ];
 
+/// An opaque CSS colour as RGB: `#rgb`, `#rrggbb`, a named colour (CSS Color 4, `rebeccapurple`),
+/// `rgb()`/`rgba()` or `hsl()`/`hsla()` (CSS Color 4 syntax, parsed by `csscolorparser`).
+/// `None`: not a colour, or not opaque (`transparent`, an alpha below 1).
+pub fn parse_css(s: &str) -> Option<Rgb> {
+    let c = csscolorparser::parse(s.trim()).ok()?;
+    let [r, g, b, a] = c.to_rgba8();
+    (a == 255).then(|| Rgb::new(r, g, b))
+}
+
 /// True for a CSS colour value we accept for the canvas background: `#rgb`, `#rgba`,
 /// `#rrggbb`, `#rrggbbaa`, a named colour (CSS Color 4), or `rgb()`/`rgba()`/`hsl()`/`hsla()`
 /// with numbers, `%`, `.`, `,` and spaces inside.
@@ -288,6 +297,27 @@ mod tests {
             "rgb()",
         ] {
             assert!(!is_css_color(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn css_colours_as_rgb() {
+        for (css, hex) in [
+            ("#abc", "#aabbcc"),
+            ("rebeccapurple", "#663399"),
+            ("Tomato", "#ff6347"),
+            ("rgb(1, 2, 3)", "#010203"),
+            ("rgb(255 0 0)", "#ff0000"),
+            ("hsl(120, 100%, 25%)", "#008000"),
+        ] {
+            assert_eq!(
+                parse_css(css).map(Rgb::to_hex).as_deref(),
+                Some(hex),
+                "{css}"
+            );
+        }
+        for bad in ["transparent", "rgba(1,2,3,0.5)", "reddish", "", "#12345"] {
+            assert_eq!(parse_css(bad), None, "{bad}");
         }
     }
 

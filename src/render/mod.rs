@@ -46,7 +46,7 @@ use layout::{CellMetrics, Layout, Spacing};
 use svg::{push_attr, push_num};
 use theme::Theme;
 
-pub use colors::{is_css_color, Palette};
+pub use colors::{is_css_color, parse_css, Palette};
 
 /// The CSS font stack used when no `--font` is given (shared/spec/themes.md §3).
 pub const DEFAULT_FONT_STACK: &str = "\"JetBrains Mono\",\"Cascadia Mono\",\"Segoe UI Mono\",\"Noto Sans Mono\",\"SFMono-Regular\",Menlo,Consolas,\"DejaVu Sans Mono\",\"Liberation Mono\",monospace";
@@ -283,6 +283,14 @@ fn shell(appearance: &Appearance, layout: &Layout) -> String {
     }
     let w = layout.window;
     chrome::draw(&mut body, &appearance.frame, w.x, w.y, w.w, w.h);
+    chrome::draw_template(
+        &mut body,
+        &appearance.frame,
+        (w.x, w.y, w.w, w.h),
+        layout.canvas_width,
+        layout.canvas_height,
+        &appearance.palette(&[]).background.to_hex(),
+    );
     if appearance.frame.terminal_fill != TerminalFill::Transparent
         || appearance.background_color.is_some()
     {

@@ -23,10 +23,16 @@
 //!
 //! Themes stack: `-t a -t b` resolves `dark`, then `a`, then `b`; each key a later theme sets
 //! wins, arrays are replaced whole.
+//!
+//! Other programs' theme files (iTerm2, Windows Terminal, alacritty, kitty, Ghostty, the
+//! original's `theme.json`) are read by [`formats`]; where `-t` finds them (installed ids,
+//! window styles as themes, paths) is `crate::options::themes`.
 
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
+
+pub mod formats;
 
 use crate::term::Rgb;
 
@@ -60,6 +66,9 @@ pub struct ThemeSpec {
     pub font_family: Option<String>,
     /// Font size, px.
     pub font_size: Option<f32>,
+    /// The desktop (`-pc`) variant of an original `theme.json` (its `appearance.pc`): the window
+    /// is drawn on a desktop even when its frame file is not one. Not a key of our files.
+    pub pc: Option<bool>,
 }
 
 /// A fully resolved theme: defaults (`dark`) overlaid with each spec in order.
@@ -87,18 +96,26 @@ pub struct Theme {
     pub font_family: Option<String>,
     /// Font size, px (`None`: 14).
     pub font_size: Option<f32>,
+    /// Draw the window on a desktop (an original theme's `pc` variant; see [`ThemeSpec::pc`]).
+    pub pc: bool,
 }
 
 /// Error loading a theme. Every message is one line.
 #[derive(Debug, thiserror::Error)]
 pub enum ThemeError {
     /// Not a built-in id and not a path.
-    #[error("unknown theme '{id}' (valid: {valid}; or a path to a theme JSON file)")]
+    #[error("unknown theme '{id}' (valid: {valid}; or a path to a theme file)")]
     Unknown {
         /// What was asked for.
         id: String,
         /// Comma-separated built-in ids.
         valid: String,
+    },
+    /// The file is in no format [`formats::detect`] knows.
+    #[error("theme file '{path}': unknown format (expected {})", formats::KNOWN)]
+    UnknownFormat {
+        /// The path given.
+        path: String,
     },
     /// The file could not be read.
     #[error("cannot read theme file '{path}': {source}")]
@@ -224,7 +241,7 @@ pub fn load(arg: &str) -> Result<ThemeSpec, ThemeError> {
 }
 
 /// Parses theme JSON `text`; `origin` names it in error messages.
-fn parse(text: &str, origin: &str) -> Result<ThemeSpec, ThemeError> {
+pub(crate) fn parse(text: &str, origin: &str) -> Result<ThemeSpec, ThemeError> {
     let raw: RawTheme = serde_json::from_str(text).map_err(|source| ThemeError::Json {
         path: origin.to_string(),
         source,
@@ -316,6 +333,7 @@ fn parse(text: &str, origin: &str) -> Result<ThemeSpec, ThemeError> {
         pc_padding: nonneg("pcPadding", raw.pc_padding)?,
         font_family: raw.font_family,
         font_size,
+        pc: None,
     })
 }
 
@@ -335,6 +353,7 @@ pub fn resolve(specs: &[ThemeSpec]) -> Theme {
         pc_padding: None,
         font_family: None,
         font_size: None,
+        pc: false,
     };
     for s in specs {
         if let Some(v) = s.foreground {
@@ -360,6 +379,7 @@ pub fn resolve(specs: &[ThemeSpec]) -> Theme {
             t.font_family.clone_from(&s.font_family);
         }
         t.font_size = s.font_size.or(t.font_size);
+        t.pc = s.pc.unwrap_or(t.pc);
     }
     t
 }
@@ -384,11 +404,13 @@ impl ThemeKind {
     }
 }
 
-/// One row of the built-in theme listing.
+/// One row of the theme listing.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ThemeInfo {
     /// Theme id.
-    pub id: &'static str,
+    pub id: String,
+    /// Built in, or installed by `theme install`.
+    pub installed: bool,
     /// Palette or full theme.
     pub kind: ThemeKind,
     /// One-line description.
@@ -406,7 +428,8 @@ pub fn list() -> Vec<ThemeInfo> {
         .map(|(id, text)| {
             let s = parse(text, id).expect("built-in themes are valid");
             ThemeInfo {
-                id,
+                id: id.to_string(),
+                installed: false,
                 kind: if s.window.is_some() {
                     ThemeKind::Full
                 } else {
@@ -440,16 +463,45 @@ struct JsonList {
 
 #[derive(Serialize)]
 struct JsonTheme {
-    id: &'static str,
+    id: String,
     kind: ThemeKind,
+    source: &'static str,
     description: String,
     foreground: String,
     background: String,
 }
 
-/// The built-in theme list as text, ending with a newline (print it with `print!`).
-pub fn format_list(format: ListFormat) -> String {
-    let rows = list();
+/// The listing row of an installed theme `id` from its resolved `specs` (`-t id`).
+pub fn installed_info(id: &str, specs: &[ThemeSpec]) -> ThemeInfo {
+    let t = resolve(specs);
+    let described = specs.iter().rev().find_map(|s| s.description.clone());
+    ThemeInfo {
+        id: id.to_string(),
+        installed: true,
+        kind: if t.window.is_some() {
+            ThemeKind::Full
+        } else {
+            ThemeKind::Palette
+        },
+        description: described.unwrap_or_default(),
+        foreground: t.foreground,
+        background: t.background,
+    }
+}
+
+/// The built-in themes, then `installed` (see [`installed_info`]), as text ending with a
+/// newline (print it with `print!`). JSON rows carry `"source": "built-in"` or
+/// `"installed"`; the text formats mark installed rows' descriptions `(installed)`.
+pub fn format_list(format: ListFormat, installed: &[ThemeInfo]) -> String {
+    let mut rows = list();
+    rows.extend(installed.iter().cloned().map(|mut r| {
+        if format != ListFormat::Json {
+            r.description = format!("(installed) {}", r.description)
+                .trim_end()
+                .to_string();
+        }
+        r
+    }));
     match format {
         ListFormat::Json => {
             let j = JsonList {
@@ -459,6 +511,7 @@ pub fn format_list(format: ListFormat) -> String {
                     .map(|r| JsonTheme {
                         id: r.id,
                         kind: r.kind,
+                        source: if r.installed { "installed" } else { "built-in" },
                         description: r.description,
                         foreground: r.foreground.to_hex(),
                         background: r.background.to_hex(),
@@ -827,7 +880,7 @@ mod tests {
         assert_eq!(l[0].kind, ThemeKind::Palette);
         assert_eq!(l[14].kind, ThemeKind::Full);
 
-        let j = format_list(ListFormat::Json);
+        let j = format_list(ListFormat::Json, &[]);
         let v: serde_json::Value = serde_json::from_str(&j).unwrap();
         assert_eq!(v["schemaVersion"], 1);
         assert_eq!(v["themes"].as_array().unwrap().len(), 15);
@@ -835,17 +888,17 @@ mod tests {
         assert_eq!(v["themes"][8]["background"], "#101420");
         assert_eq!(v["themes"][13]["kind"], "full");
         assert!(j.starts_with(
-            r#"{"schemaVersion":1,"themes":[{"id":"dark","kind":"palette","description":"#
+            r#"{"schemaVersion":1,"themes":[{"id":"dark","kind":"palette","source":"built-in","description":"#
         ));
 
-        let md = format_list(ListFormat::Markdown);
+        let md = format_list(ListFormat::Markdown, &[]);
         assert_eq!(md.lines().count(), 17);
         assert!(
             md.contains("| `dracula` | palette | `#f8f8f2` | `#282a36` |"),
             "{md}"
         );
 
-        let t = format_list(ListFormat::Table);
+        let t = format_list(ListFormat::Table, &[]);
         assert_eq!(t.lines().count(), 16);
         assert!(
             t.starts_with("ID               KIND     FOREGROUND  BACKGROUND  DESCRIPTION\n"),
