@@ -13,12 +13,13 @@ use alacritty_terminal::vte::ansi::{
     self, CursorShape as TermCursorShape, NamedColor, Processor, Timeout,
 };
 
+use super::dec::DecState;
 use super::guard::{self, CursorRow, Guarded, WidthPolicy, MAX_SIZE};
 use super::screen::{
     xterm_256, Cell, Color, Cursor, CursorShape, Link, Modes, Rgb, Screen, Underline,
 };
 use super::scrollback::Scrollback;
-use super::sniff::{Found, ProgramStatus, Sniffer};
+use super::sniff::{Control, Found, ProgramStatus, Sniffer};
 
 /// Rows of scrollback an emulator keeps unless told otherwise ([`Emulator::with_scrollback`]):
 /// what a one-shot capture renders above the screen (sessions keep fewer by default).
@@ -210,6 +211,8 @@ pub struct Emulator {
     forced_sync_ends: u64,
     /// The scroll region, as alacritty keeps it (see [`Guarded::region`]).
     region: std::ops::Range<i32>,
+    /// The DEC functions done in our layer (margins; see [`super::dec`]).
+    dec: DecState,
     events: Events,
     replies: Vec<u8>,
     colors: QueryColors,
@@ -254,6 +257,7 @@ impl Emulator {
             },
             forced_sync_ends: 0,
             region: 0..size.rows as i32,
+            dec: DecState::default(),
             events,
             replies: Vec::new(),
             colors: QueryColors::default(),
@@ -314,8 +318,22 @@ impl Emulator {
     pub fn advance(&mut self, bytes: &[u8]) {
         self.line_feeds += memchr::memchr_iter(b'\n', bytes).count() as u64;
         let mut from = 0;
-        for (end, found) in self.sniffer.scan(bytes) {
-            let end = end.max(from);
+        for (span, found) in self.sniffer.scan(bytes) {
+            let end = span.end.max(from);
+            if let Found::Control(c) = &found {
+                if c.final_byte == b's' {
+                    // `CSI Pl ; Pr s`: DECSLRM or SCOSC, which alacritty's parser dispatches
+                    // as a cursor save without its parameters: they are put where the guard
+                    // finds them when the parser dispatches it.
+                    let start = span.start.clamp(from, end);
+                    self.parse(&bytes[from..start]);
+                    self.dec.pending_slrm = Some(c.params.clone());
+                    self.parse(&bytes[start..end]);
+                    self.dec.pending_slrm = None;
+                    from = end;
+                    continue;
+                }
+            }
             self.parse(&bytes[from..end]);
             self.drain_events();
             from = end;
@@ -332,9 +350,22 @@ impl Emulator {
             region: &mut self.region,
             width: &mut self.width,
             listener: &self.events,
+            dec: &mut self.dec,
         };
         self.parser.advance(&mut handler, bytes);
         self.drain_events();
+    }
+
+    /// The terminal with its guards, as the parser drives it.
+    fn guarded(&mut self) -> Guarded<'_, Events> {
+        Guarded {
+            term: &mut self.term,
+            scrollback: &mut self.scrollback,
+            region: &mut self.region,
+            width: &mut self.width,
+            listener: &self.events,
+            dec: &mut self.dec,
+        }
     }
 
     fn apply(&mut self, found: Found) {
@@ -375,7 +406,41 @@ impl Emulator {
                 let n = self.progress.map_or(0, |p| p.0);
                 self.progress = Some((n + 1, state));
             }
+            Found::Control(c) if c.final_byte == b't' && c.intermediate.is_none() => {
+                self.window_report(&c)
+            }
+            Found::Control(c) => {
+                self.guarded().control(&c);
+                self.drain_events();
+            }
+            Found::BackIndex => {
+                self.guarded().back_index();
+                self.drain_events();
+            }
+            Found::ForwardIndex => {
+                self.guarded().forward_index();
+                self.drain_events();
+            }
         }
+    }
+
+    /// The window operations (`CSI Ps ; … t`) that report, beyond the sizes alacritty answers
+    /// (14, 18): 11 the window state (always "not iconified", `CSI 1 t`), 13 the window's
+    /// position (`CSI 3 ; 0 ; 0 t`: there is no window), 19 the screen's size in characters
+    /// (the terminal's own: `CSI 9 ; rows ; cols t`), 20 and 21 the icon label and window
+    /// title (`OSC L … ST`, `OSC l … ST`). The operations that move, resize or iconify a
+    /// window do nothing: the size of a session's terminal is its owner's to set.
+    fn window_report(&mut self, c: &Control) {
+        let title = || self.title.clone().unwrap_or_default();
+        let reply = match c.param(0, 0) {
+            11 => "\x1b[1t".into(),
+            13 => "\x1b[3;0;0t".into(),
+            19 => format!("\x1b[9;{};{}t", self.rows(), self.cols()),
+            20 => format!("\x1b]L{}\x1b\\", title()),
+            21 => format!("\x1b]l{}\x1b\\", title()),
+            _ => return,
+        };
+        self.replies.extend_from_slice(reply.as_bytes());
     }
 
     /// The DECRQCRA checksum of `area` (top, left, bottom, right; 1-based, inclusive, 0 for the
@@ -473,6 +538,7 @@ impl Emulator {
             region: &mut self.region,
             width: &mut self.width,
             listener: &self.events,
+            dec: &mut self.dec,
         };
         self.parser.stop_sync(&mut handler);
         self.drain_events();
@@ -533,6 +599,7 @@ impl Emulator {
             guard::set_alternate(&mut self.term, 1, 1);
         }
         self.region = 0..size.rows as i32;
+        self.dec.margins = None;
     }
 
     /// [`Emulator::resize`] with the primary screen shown: rows first, then columns, as

@@ -47,11 +47,15 @@ use alacritty_terminal::vte::ansi::{
 use unicode_width::UnicodeWidthChar;
 
 use super::cluster;
+use super::dec::{DecState, DECLRMM, PROTECTED};
 use super::scrollback::Scrollback;
 
 /// What a double-width character becomes where it cannot fit (a 1-column terminal): U+FFFD
 /// REPLACEMENT CHARACTER, one cell wide.
 pub const WIDE_IN_ONE_COLUMN: char = '\u{fffd}';
+
+/// DEC private mode 66, DECNKM: the numeric keypad in application mode (as DECKPAM).
+const DECNKM: u16 = 66;
 
 /// The largest terminal the emulator makes, in columns and in rows (the contract's 1–500).
 pub const MAX_SIZE: usize = 500;
@@ -74,6 +78,8 @@ pub(super) struct Guarded<'a, T> {
     pub width: &'a mut WidthPolicy,
     /// Where answers to queries alacritty does not know go, in order with its own.
     pub listener: &'a T,
+    /// The DEC functions done in our layer ([`super::dec`]): margins, protection.
+    pub dec: &'a mut DecState,
 }
 
 /// The width policy in effect: DEC private mode 2027 (see [`cluster`]).
@@ -499,6 +505,52 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
         self.scrollback.clear();
         *self.region = 0..self.term.screen_lines() as i32;
         self.width.graphemes = self.width.default;
+        *self.dec = DecState::default();
+    }
+
+    /// SCOSC (`CSI s`, `ESC 7` is DECSC), or DECSLRM when this is a `CSI Pl ; Pr s` while
+    /// DECLRMM is set (xterm): the margins become columns `Pl..=Pr` (1-based; 0 or absent
+    /// the screen's edge; ignored unless `Pl < Pr`), and the cursor goes home.
+    fn save_cursor_position(&mut self) {
+        match self.dec.pending_slrm.take() {
+            Some(params) if self.dec.lrmm => {
+                let cols = self.term.columns();
+                let at = |i: usize, default: usize| match params.get(i) {
+                    Some(&v) if v != 0 => (v as usize).min(cols),
+                    _ => default,
+                };
+                let (left, right) = (at(0, 1), at(1, cols));
+                if left < right {
+                    self.dec.margins = (left > 1 || right < cols).then_some(left - 1..right);
+                    Handler::goto(&mut *self.term, 0, 0);
+                    self.home_in_margins();
+                }
+            }
+            _ => Handler::save_cursor_position(&mut *self.term),
+        }
+    }
+
+    /// SGR, keeping DECSCA's protection in the cursor's template (SGR 0 does not end it).
+    fn terminal_attribute(&mut self, attr: Attr) {
+        let protect = self.term.grid().cursor.template.flags.contains(PROTECTED);
+        Handler::terminal_attribute(&mut *self.term, attr);
+        if protect {
+            self.term.grid_mut().cursor.template.flags.insert(PROTECTED);
+        }
+    }
+
+    /// DECRQM for an ANSI mode: IRM and LNM by alacritty; the modes ECMA-48 defines that a
+    /// VT terminal keeps permanently reset (GATM 1, SRTM 5, VEM 7, HEM 10, PUM 11, FEAM 13,
+    /// FETM 14, MATM 15, TTM 16, SATM 17, TSM 18, EBM 19) answer 4 ("permanently reset");
+    /// any other 0 ("not recognised").
+    fn report_mode(&mut self, mode: Mode) {
+        let raw = mode.raw();
+        if matches!(raw, 1 | 5 | 7 | 10 | 11 | 13..=19) {
+            let reply = format!("\x1b[{raw};4$y");
+            self.listener.send_event(Event::PtyWrite(reply));
+        } else {
+            Handler::report_mode(&mut *self.term, mode)
+        }
     }
 
     fn set_scrolling_region(&mut self, top: usize, bottom: Option<usize>) {
@@ -514,6 +566,11 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
 
     fn set_private_mode(&mut self, mode: PrivateMode) {
         self.deccolm(mode);
+        match mode {
+            PrivateMode::Unknown(DECLRMM) => self.dec.lrmm = true,
+            PrivateMode::Unknown(DECNKM) => Handler::set_keypad_application_mode(&mut *self.term),
+            _ => {}
+        }
         if mode == PrivateMode::Unknown(cluster::MODE) {
             self.width.graphemes = true;
         }
@@ -529,6 +586,14 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
 
     fn unset_private_mode(&mut self, mode: PrivateMode) {
         self.deccolm(mode);
+        match mode {
+            PrivateMode::Unknown(DECLRMM) => {
+                self.dec.lrmm = false;
+                self.dec.margins = None;
+            }
+            PrivateMode::Unknown(DECNKM) => Handler::unset_keypad_application_mode(&mut *self.term),
+            _ => {}
+        }
         if mode == PrivateMode::Unknown(cluster::MODE) {
             self.width.graphemes = false;
         }
@@ -550,6 +615,15 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
                 self.listener.send_event(Event::PtyWrite(reply));
             }
             PrivateMode::Named(NamedPrivateMode::SyncUpdate) => {}
+            PrivateMode::Unknown(m @ (DECLRMM | DECNKM)) => {
+                let set = if m == DECLRMM {
+                    self.dec.lrmm
+                } else {
+                    self.term.mode().contains(TermMode::APP_KEYPAD)
+                };
+                let reply = format!("\x1b[?{m};{}$y", if set { 1 } else { 2 });
+                self.listener.send_event(Event::PtyWrite(reply));
+            }
             _ => Handler::report_private_mode(&mut *self.term, mode),
         }
     }
@@ -578,16 +652,13 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
         fn insert_blank_lines(&mut self, lines: usize);
         fn move_backward_tabs(&mut self, count: u16);
         fn move_forward_tabs(&mut self, count: u16);
-        fn save_cursor_position(&mut self);
         fn restore_cursor_position(&mut self);
         fn clear_line(&mut self, mode: LineClearMode);
         fn clear_tabs(&mut self, mode: TabulationClearMode);
         fn set_tabs(&mut self, interval: u16);
         fn reverse_index(&mut self);
-        fn terminal_attribute(&mut self, attr: Attr);
         fn set_mode(&mut self, mode: Mode);
         fn unset_mode(&mut self, mode: Mode);
-        fn report_mode(&mut self, mode: Mode);
         fn set_keypad_application_mode(&mut self);
         fn unset_keypad_application_mode(&mut self);
         fn set_active_charset(&mut self, index: CharsetIndex);
@@ -622,6 +693,11 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
 /// when an edit touches either half; so does this, keeping the cell's colours.
 fn repair_wide_pairs<T: EventListener>(term: &mut Term<T>) {
     let line = term.grid().cursor.point.line;
+    repair_row(term, line);
+}
+
+/// [`repair_wide_pairs`] on row `line`.
+pub(super) fn repair_row<T>(term: &mut Term<T>, line: Line) {
     let cols = term.columns();
     let row = &mut term.grid_mut()[line];
     for c in 0..cols {
