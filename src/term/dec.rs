@@ -51,11 +51,6 @@ impl DecState {
             _ => 0..cols,
         }
     }
-
-    /// Whether margins narrower than the screen act now.
-    pub fn narrowed(&self, cols: usize) -> bool {
-        self.horizontal(cols) != (0..cols)
-    }
 }
 
 /// A rectangle of cells, 0-based lines and columns, `top..bottom` × `left..right`.
@@ -369,11 +364,8 @@ impl<T: EventListener> Guarded<'_, T> {
                 let p = self.term.grid().cursor.point;
                 let (dy, dx) = self.origin();
                 let col = p.column.0.min(self.term.columns() - 1);
-                format!(
-                    "\x1b[?{};{}R",
-                    p.line.0.max(0) as usize + 1 - dy,
-                    col + 1 - dx
-                )
+                let row = (p.line.0.max(0) as usize + 1).saturating_sub(dy).max(1);
+                format!("\x1b[?{row};{}R", (col + 1).saturating_sub(dx).max(1))
             }
             15 => "\x1b[?13n".into(),
             25 => "\x1b[?21n".into(),
@@ -432,6 +424,82 @@ impl<T: EventListener> Guarded<'_, T> {
             shift_row(self.term, l, margins.clone(), n, right);
         }
         self.repair_rows(lines);
+    }
+
+    /// Moves the cells of `cols` on rows `lines` up (`up`) or down by `n` rows, blank rows
+    /// (in the cursor's background) coming in: scrolling inside the left and right margins.
+    pub(super) fn scroll_rect(
+        &mut self,
+        lines: Range<usize>,
+        cols: Range<usize>,
+        n: usize,
+        up: bool,
+    ) {
+        if lines.is_empty() || cols.is_empty() {
+            return;
+        }
+        let bg = self.term.grid().cursor.template.bg;
+        let blank = Cell {
+            bg,
+            ..Cell::default()
+        };
+        let n = n.min(lines.len());
+        let grid = self.term.grid_mut();
+        let order: Vec<usize> = if up {
+            lines.clone().collect()
+        } else {
+            lines.clone().rev().collect()
+        };
+        for l in order {
+            let from = if up {
+                (l + n < lines.end).then_some(l + n)
+            } else {
+                (l >= lines.start + n).then(|| l - n)
+            };
+            for c in cols.clone() {
+                let cell = match from {
+                    Some(f) => grid[Line(f as i32)][Column(c)].clone(),
+                    None => blank.clone(),
+                };
+                let at = &mut grid[Line(l as i32)][Column(c)];
+                let wrap = at.flags & Flags::WRAPLINE;
+                *at = cell;
+                at.flags.remove(Flags::WRAPLINE);
+                at.flags |= wrap;
+            }
+        }
+        self.repair_rows(lines);
+    }
+
+    /// IND, LF, VT, FF (and the line feed of NEL and of a wrap) while left and right margins
+    /// act: at the scroll region's bottom, the text between the margins scrolls up when the
+    /// cursor is between them (else nothing moves); elsewhere the cursor goes one row down,
+    /// stopping at the screen's bottom.
+    pub(super) fn margin_feed(&mut self, m: Range<usize>) {
+        let point = self.term.grid().cursor.point;
+        let (line, rows) = (point.line.0, self.term.screen_lines() as i32);
+        if line + 1 == self.region.end {
+            if m.contains(&point.column.0) {
+                let lines = self.region.start.max(0) as usize..self.region.end as usize;
+                self.scroll_rect(lines, m, 1, true);
+            }
+        } else if line + 1 < rows {
+            self.term.grid_mut().cursor.point.line += 1;
+        }
+    }
+
+    /// RI while left and right margins act: at the scroll region's top, the text between the
+    /// margins scrolls down when the cursor is between them; elsewhere one row up.
+    pub(super) fn margin_reverse_feed(&mut self, m: Range<usize>) {
+        let point = self.term.grid().cursor.point;
+        if point.line.0 == self.region.start {
+            if m.contains(&point.column.0) {
+                let lines = self.region.start.max(0) as usize..self.region.end as usize;
+                self.scroll_rect(lines, m, 1, false);
+            }
+        } else if point.line.0 > 0 {
+            self.term.grid_mut().cursor.point.line -= 1;
+        }
     }
 
     /// Blanks the halves of double-width characters the operation split on `lines`.

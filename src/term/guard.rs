@@ -47,7 +47,7 @@ use alacritty_terminal::vte::ansi::{
 use unicode_width::UnicodeWidthChar;
 
 use super::cluster;
-use super::dec::{DecState, DECLRMM, PROTECTED};
+use super::dec::{self, DecState, DECLRMM, PROTECTED};
 use super::scrollback::Scrollback;
 
 /// What a double-width character becomes where it cannot fit (a 1-column terminal): U+FFFD
@@ -147,7 +147,44 @@ impl<T: EventListener> Guarded<'_, T> {
         if self.width.graphemes && !c.is_ascii() && self.join(c) {
             return;
         }
-        self.write(c)
+        match self.dec.margins.clone() {
+            Some(m) if self.term.grid().cursor.point.column.0 < m.end => {
+                self.write_in_margins(c, m)
+            }
+            _ => self.write(c),
+        }
+    }
+
+    /// Writes `c` with left and right margins acting and the cursor left of the right
+    /// margin (xterm): the line wraps at the right margin to the left margin of the next row
+    /// (scrolling only the text between the margins at the scroll region's bottom), and
+    /// insert mode moves only the cells up to the right margin.
+    fn write_in_margins(&mut self, c: char, m: Range<usize>) {
+        let line_wrap = self.term.mode().contains(TermMode::LINE_WRAP);
+        if self.term.grid().cursor.input_needs_wrap {
+            if line_wrap {
+                self.margin_feed(m.clone());
+                self.term.grid_mut().cursor.point.column = Column(m.start);
+            }
+            self.term.grid_mut().cursor.input_needs_wrap = false;
+        }
+        let width = c.width().unwrap_or(1).max(1);
+        let insert = self.term.mode().contains(TermMode::INSERT);
+        if insert {
+            let point = self.term.grid().cursor.point;
+            let line = point.line.0.max(0) as usize;
+            dec::shift_row(self.term, line, point.column.0..m.end, width, true);
+            Handler::unset_mode(&mut *self.term, Mode::Named(NamedMode::Insert));
+        }
+        self.write(c);
+        if insert {
+            Handler::set_mode(&mut *self.term, Mode::Named(NamedMode::Insert));
+        }
+        let cursor = &mut self.term.grid_mut().cursor;
+        if cursor.point.column.0 >= m.end {
+            cursor.point.column = Column(m.end - 1);
+            cursor.input_needs_wrap = true;
+        }
     }
 
     /// [`Handler::input`] with every guard: a double-width character in one column, a spacer
@@ -332,6 +369,52 @@ impl<T: EventListener> Guarded<'_, T> {
         cursor.input_needs_wrap = false;
     }
 
+    /// In origin mode, puts the cursor in column `col` counted from the left margin and kept
+    /// inside the margins; else in column `col` of the screen.
+    fn origin_column(&mut self, col: usize) {
+        let cols = self.term.columns();
+        let m = if self.term.mode().contains(TermMode::ORIGIN) {
+            self.dec.horizontal(cols)
+        } else {
+            0..cols
+        };
+        let cursor = &mut self.term.grid_mut().cursor;
+        cursor.point.column = Column(m.start.saturating_add(col).min(m.end - 1));
+    }
+
+    /// IL (`insert`) or DL of `n` lines at the cursor with left and right margins: the text
+    /// between the margins from the cursor's row to the scroll region's bottom moves, when
+    /// the cursor is inside the region and the margins; the cursor goes to the left margin.
+    fn margin_lines(&mut self, n: usize, insert: bool) {
+        let Some(m) = self.dec.margins.clone() else {
+            return;
+        };
+        let point = self.term.grid().cursor.point;
+        if !self.region.contains(&point.line.0) || !m.contains(&point.column.0) {
+            return;
+        }
+        let rows = point.line.0 as usize..self.region.end as usize;
+        self.scroll_rect(rows, m.clone(), n, !insert);
+        let cursor = &mut self.term.grid_mut().cursor;
+        cursor.point.column = Column(m.start);
+        cursor.input_needs_wrap = false;
+    }
+
+    /// ICH (`insert`) or DCH of `n` cells at the cursor with left and right margins: only the
+    /// cells up to the right margin move, when the cursor is between the margins.
+    fn margin_chars(&mut self, n: usize, insert: bool) {
+        let Some(m) = self.dec.margins.clone() else {
+            return;
+        };
+        let point = self.term.grid().cursor.point;
+        if !m.contains(&point.column.0) {
+            return;
+        }
+        let line = point.line.0.max(0) as usize;
+        dec::shift_row(self.term, line, point.column.0..m.end, n, insert);
+        repair_wide_pairs(self.term);
+    }
+
     /// DECCOLM (`CSI ? 3 h/l`), which alacritty takes as DECSTBM(1, last line): the region
     /// becomes the whole screen, unless that has one line (then it is left as it is).
     fn deccolm(&mut self, mode: PrivateMode) {
@@ -407,8 +490,13 @@ macro_rules! forward {
 }
 
 impl<T: EventListener> Handler for Guarded<'_, T> {
-    /// ICH (`CSI Ps @`), then the cursor's row repaired ([`repair_wide_pairs`]).
+    /// ICH (`CSI Ps @`), then the cursor's row repaired ([`repair_wide_pairs`]). Between
+    /// left and right margins only the cells up to the right margin move (nothing when the
+    /// cursor is outside them).
     fn insert_blank(&mut self, count: usize) {
+        if self.dec.margins.is_some() {
+            return self.margin_chars(count, true);
+        }
         Handler::insert_blank(&mut *self.term, count);
         repair_wide_pairs(self.term);
     }
@@ -419,8 +507,12 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
         repair_wide_pairs(self.term);
     }
 
-    /// DCH (`CSI Ps P`), then the cursor's row repaired ([`repair_wide_pairs`]).
+    /// DCH (`CSI Ps P`), then the cursor's row repaired ([`repair_wide_pairs`]); with left
+    /// and right margins as ICH.
     fn delete_chars(&mut self, count: usize) {
+        if self.dec.margins.is_some() {
+            return self.margin_chars(count, false);
+        }
         Handler::delete_chars(&mut *self.term, count);
         repair_wide_pairs(self.term);
     }
@@ -428,7 +520,11 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
     #[inline]
     fn input(&mut self, c: char) {
         let cursor = &self.term.grid().cursor;
-        if (' '..='~').contains(&c) && !cursor.input_needs_wrap && cursor.point.line.0 != 0 {
+        if (' '..='~').contains(&c)
+            && !cursor.input_needs_wrap
+            && cursor.point.line.0 != 0
+            && self.dec.margins.is_none()
+        {
             // The common case, kept small enough to inline: one printable ASCII character
             // written below the top row without wrapping, which touches no stored row.
             return Handler::input(&mut *self.term, c);
@@ -438,6 +534,16 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
 
     #[inline]
     fn put_tab(&mut self, count: u16) {
+        if let Some(m) = self.dec.margins.clone() {
+            // A tab stops at the right margin when it starts left of it (no wrap).
+            let before = self.term.grid().cursor.point.column.0;
+            Handler::put_tab(&mut *self.term, count);
+            let cursor = &mut self.term.grid_mut().cursor;
+            if before < m.end && cursor.point.column.0 >= m.end {
+                cursor.point.column = Column(m.end - 1);
+            }
+            return;
+        }
         if self.term.grid().cursor.input_needs_wrap
             && self.term.mode().contains(TermMode::LINE_WRAP)
             && self.feed_scrolls()
@@ -449,6 +555,13 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
 
     #[inline]
     fn linefeed(&mut self) {
+        if let Some(m) = self.dec.margins.clone() {
+            self.margin_feed(m);
+            if self.term.mode().contains(TermMode::LINE_FEED_NEW_LINE) {
+                self.carriage_return();
+            }
+            return;
+        }
         if self.feed_scrolls() {
             self.keep_top(1, CursorRow::AsIs);
         }
@@ -457,6 +570,9 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
 
     #[inline]
     fn newline(&mut self) {
+        if self.dec.margins.is_some() {
+            return self.linefeed();
+        }
         if self.feed_scrolls() {
             self.keep_top(1, CursorRow::AsIs);
         }
@@ -464,6 +580,10 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
     }
 
     fn scroll_up(&mut self, lines: usize) {
+        if let Some(m) = self.dec.margins.clone() {
+            let rows = self.region.start.max(0) as usize..self.region.end.max(0) as usize;
+            return self.scroll_rect(rows, m, lines, true);
+        }
         if self.primary() && self.region.start == 0 {
             self.keep_top(lines.min(self.region_height()), CursorRow::AsIs);
         }
@@ -471,6 +591,9 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
     }
 
     fn delete_lines(&mut self, lines: usize) {
+        if self.dec.margins.is_some() {
+            return self.margin_lines(lines, false);
+        }
         let origin = self.term.grid().cursor.point.line.0;
         let lines = lines.min(
             self.term
@@ -569,6 +692,10 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
         match mode {
             PrivateMode::Unknown(DECLRMM) => self.dec.lrmm = true,
             PrivateMode::Unknown(DECNKM) => Handler::set_keypad_application_mode(&mut *self.term),
+            PrivateMode::Named(NamedPrivateMode::Origin) => {
+                Handler::set_private_mode(&mut *self.term, mode);
+                return self.home_in_margins();
+            }
             _ => {}
         }
         if mode == PrivateMode::Unknown(cluster::MODE) {
@@ -628,35 +755,173 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
         }
     }
 
+    /// CUP and HVP: in origin mode relative to the scroll region's top and the left margin,
+    /// and kept inside them (alacritty keeps the rows; the columns are ours).
+    fn goto(&mut self, line: i32, col: usize) {
+        Handler::goto(&mut *self.term, line, col);
+        self.origin_column(col);
+    }
+
+    /// VPA (`CSI Pn d`): the row, the column kept.
+    fn goto_line(&mut self, line: i32) {
+        let col = self.term.grid().cursor.point.column;
+        Handler::goto(&mut *self.term, line, 0);
+        self.term.grid_mut().cursor.point.column = col;
+    }
+
+    /// CHA and HPA: the column, in origin mode relative to the left margin.
+    fn goto_col(&mut self, col: usize) {
+        let line = self.term.grid().cursor.point.line;
+        let cursor = &mut self.term.grid_mut().cursor;
+        cursor.input_needs_wrap = false;
+        cursor.point.line = line;
+        self.origin_column(col);
+    }
+
+    /// CUU (`CSI Pn A`): up `lines` rows, stopping at the scroll region's top when the cursor
+    /// starts inside it (else at the screen's top). Origin mode does not move it further.
+    fn move_up(&mut self, lines: usize) {
+        let line = self.term.grid().cursor.point.line.0;
+        let top = if line >= self.region.start {
+            self.region.start
+        } else {
+            0
+        };
+        let cursor = &mut self.term.grid_mut().cursor;
+        cursor.point.line = Line((line - lines.min(i32::MAX as usize) as i32).max(top));
+        cursor.input_needs_wrap = false;
+    }
+
+    /// CUD and VPR (`CSI Pn B`, `CSI Pn e`): down `lines` rows, stopping at the scroll
+    /// region's bottom when the cursor starts inside it (else at the screen's bottom).
+    fn move_down(&mut self, lines: usize) {
+        let line = self.term.grid().cursor.point.line.0;
+        let bottom = if line < self.region.end {
+            self.region.end - 1
+        } else {
+            self.term.screen_lines() as i32 - 1
+        };
+        let cursor = &mut self.term.grid_mut().cursor;
+        cursor.point.line = Line(
+            line.saturating_add(lines.min(i32::MAX as usize) as i32)
+                .min(bottom),
+        );
+        cursor.input_needs_wrap = false;
+    }
+
+    /// CNL (`CSI Pn E`): CUD, then CR.
+    fn move_down_and_cr(&mut self, lines: usize) {
+        self.move_down(lines);
+        self.carriage_return();
+    }
+
+    /// CPL (`CSI Pn F`): CUU, then CR.
+    fn move_up_and_cr(&mut self, lines: usize) {
+        self.move_up(lines);
+        self.carriage_return();
+    }
+
+    /// CUF and HPR: right `cols` columns, stopping at the right margin when the cursor
+    /// starts left of it (else at the screen's edge).
+    fn move_forward(&mut self, cols: usize) {
+        let last = self.term.columns() - 1;
+        let col = self.term.grid().cursor.point.column.0.min(last);
+        let stop = match &self.dec.margins {
+            Some(m) if col < m.end => m.end - 1,
+            _ => last,
+        };
+        let cursor = &mut self.term.grid_mut().cursor;
+        cursor.point.column = Column(col.saturating_add(cols).min(stop));
+        cursor.input_needs_wrap = false;
+    }
+
+    /// CUB (`CSI Pn D`): left `cols` columns, stopping at the left margin when the cursor
+    /// starts right of it (else at the screen's edge).
+    fn move_backward(&mut self, cols: usize) {
+        let last = self.term.columns() - 1;
+        let col = self.term.grid().cursor.point.column.0.min(last);
+        let stop = match &self.dec.margins {
+            Some(m) if col >= m.start => m.start,
+            _ => 0,
+        };
+        let cursor = &mut self.term.grid_mut().cursor;
+        cursor.point.column = Column(col.saturating_sub(cols).max(stop));
+        cursor.input_needs_wrap = false;
+    }
+
+    /// BS: one column left, not past the left margin (when the cursor is at it) nor the
+    /// screen's edge.
+    fn backspace(&mut self) {
+        self.move_backward(1);
+    }
+
+    /// CR: to the left margin, or to the first column when the cursor is left of the left
+    /// margin outside origin mode.
+    fn carriage_return(&mut self) {
+        let col = self.term.grid().cursor.point.column.0;
+        let to = match &self.dec.margins {
+            Some(m) if col >= m.start || self.term.mode().contains(TermMode::ORIGIN) => m.start,
+            _ => 0,
+        };
+        let cursor = &mut self.term.grid_mut().cursor;
+        cursor.point.column = Column(to);
+        cursor.input_needs_wrap = false;
+    }
+
+    /// DSR: CPR (6) in origin mode relative to the origin (xterm, DEC STD 070); the rest by
+    /// alacritty.
+    fn device_status(&mut self, arg: usize) {
+        if arg == 6 {
+            let p = self.term.grid().cursor.point;
+            let (dy, dx) = self.origin();
+            let col = p.column.0.min(self.term.columns() - 1);
+            let row = (p.line.0.max(0) as usize + 1).saturating_sub(dy).max(1);
+            let reply = format!("\x1b[{row};{}R", (col + 1).saturating_sub(dx).max(1));
+            self.listener.send_event(Event::PtyWrite(reply));
+        } else {
+            Handler::device_status(&mut *self.term, arg)
+        }
+    }
+
+    /// SD (`CSI Pn T`): with left and right margins only the text between them moves.
+    fn scroll_down(&mut self, lines: usize) {
+        if let Some(m) = self.dec.margins.clone() {
+            let rows = self.region.start.max(0) as usize..self.region.end.max(0) as usize;
+            return self.scroll_rect(rows, m, lines, false);
+        }
+        Handler::scroll_down(&mut *self.term, lines)
+    }
+
+    /// IL (`CSI Pn L`): with left and right margins only the text between them moves.
+    fn insert_blank_lines(&mut self, lines: usize) {
+        if self.dec.margins.is_some() {
+            return self.margin_lines(lines, true);
+        }
+        Handler::insert_blank_lines(&mut *self.term, lines)
+    }
+
+    /// RI (`ESC M`): with left and right margins only the text between them scrolls.
+    fn reverse_index(&mut self) {
+        if let Some(m) = self.dec.margins.clone() {
+            return self.margin_reverse_feed(m);
+        }
+        Handler::reverse_index(&mut *self.term)
+    }
+
     forward! {
         fn set_title(&mut self, title: Option<String>);
         fn set_cursor_style(&mut self, style: Option<CursorStyle>);
         fn set_cursor_shape(&mut self, shape: CursorShape);
-        fn goto(&mut self, line: i32, col: usize);
-        fn goto_line(&mut self, line: i32);
-        fn goto_col(&mut self, col: usize);
-        fn move_up(&mut self, lines: usize);
-        fn move_down(&mut self, lines: usize);
         fn identify_terminal(&mut self, intermediate: Option<char>);
-        fn device_status(&mut self, arg: usize);
-        fn move_forward(&mut self, cols: usize);
-        fn move_backward(&mut self, cols: usize);
-        fn move_down_and_cr(&mut self, lines: usize);
-        fn move_up_and_cr(&mut self, lines: usize);
-        fn backspace(&mut self);
-        fn carriage_return(&mut self);
         fn bell(&mut self);
         fn substitute(&mut self);
         fn set_horizontal_tabstop(&mut self);
-        fn scroll_down(&mut self, lines: usize);
-        fn insert_blank_lines(&mut self, lines: usize);
         fn move_backward_tabs(&mut self, count: u16);
         fn move_forward_tabs(&mut self, count: u16);
         fn restore_cursor_position(&mut self);
         fn clear_line(&mut self, mode: LineClearMode);
         fn clear_tabs(&mut self, mode: TabulationClearMode);
         fn set_tabs(&mut self, interval: u16);
-        fn reverse_index(&mut self);
         fn set_mode(&mut self, mode: Mode);
         fn unset_mode(&mut self, mode: Mode);
         fn set_keypad_application_mode(&mut self);
