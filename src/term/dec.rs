@@ -41,6 +41,12 @@ pub(super) struct DecState {
     /// The parameters of a `CSI … s` the parser is about to dispatch (DECSLRM when DECLRMM is
     /// set, else SCOSC: see [`Guarded::save_cursor_position`]).
     pub pending_slrm: Option<Vec<u16>>,
+    /// The conformance level DECSCL last set (`Pl`, `Pc`), reported back by DECRQSS; the
+    /// emulator's behaviour does not change with it.
+    pub level: Option<(u16, u16)>,
+    /// Whether origin mode was set when the cursor was saved (DECSC saves it, DECRC
+    /// restores it: DEC STD 070).
+    pub saved_origin: bool,
 }
 
 impl DecState {
@@ -67,6 +73,9 @@ impl<T: EventListener> Guarded<'_, T> {
     pub(super) fn control(&mut self, c: &Control) {
         match (c.prefix, c.intermediate, c.final_byte) {
             (None, Some(b'!'), b'p') => self.soft_reset(),
+            (None, Some(b'"'), b'p') => {
+                self.dec.level = Some((c.param(0, 62), c.params.get(1).copied().unwrap_or(0)))
+            }
             (None, Some(b'"'), b'q') => {
                 // DECSCA: 1 protects what is written from now on; 0 and 2 end it. The
                 // protection is an attribute of the cursor (saved and restored with it).
@@ -138,6 +147,7 @@ impl<T: EventListener> Guarded<'_, T> {
         grid.saved_cursor = Default::default();
         self.dec.lrmm = false;
         self.dec.margins = None;
+        self.dec.saved_origin = false;
     }
 
     /// After the cursor went home: in origin mode, home is the left margin's column too.

@@ -13,7 +13,7 @@ use alacritty_terminal::vte::ansi::{
     self, CursorShape as TermCursorShape, NamedColor, Processor, Timeout,
 };
 
-use super::dec::DecState;
+use super::dec::{DecState, PROTECTED};
 use super::guard::{self, CursorRow, Guarded, WidthPolicy, MAX_SIZE};
 use super::screen::{
     xterm_256, Cell, Color, Cursor, CursorShape, Link, Modes, Rgb, Screen, Underline,
@@ -381,7 +381,7 @@ impl Emulator {
             }
             Found::Setting(setting) => {
                 let reply = match self.setting(&setting) {
-                    Some(value) => [b"\x1bP1$r", value.as_bytes(), &setting, b"\x1b\\"].concat(),
+                    Some(value) => [b"\x1bP1$r", value.as_bytes(), b"\x1b\\"].concat(),
                     None => b"\x1bP0$r\x1b\\".to_vec(),
                 };
                 self.replies.extend_from_slice(&reply);
@@ -447,8 +447,8 @@ impl Emulator {
     /// screen's edge; clamped to the screen): the 16-bit two's complement of the sum of the
     /// cells' character codes, a blank counting as a space and the second cell of a wide
     /// character as nothing. This is xterm's checksum before patch 279 (esctest2's default,
-    /// `--xterm-checksum 0`), character codes only: attributes are not added. Coordinates are
-    /// the screen's (DECOM's origin-relative rows are not applied).
+    /// `--xterm-checksum 0`), character codes only: attributes are not added. In origin mode
+    /// (DECOM) the coordinates count from the scroll region's top and the left margin.
     fn checksum(&self, [top, left, bottom, right]: [u16; 4]) -> u16 {
         let grid = self.term.grid();
         let (rows, cols) = (grid.screen_lines(), grid.columns());
@@ -459,10 +459,18 @@ impl Emulator {
                 (v as usize).min(max)
             }
         };
-        let top = edge(top, 1, rows);
-        let left = edge(left, 1, cols);
-        let bottom = edge(bottom, rows, rows);
-        let right = edge(right, cols, cols);
+        // In origin mode the coordinates count from the origin (xterm).
+        let (dy, dx) = if self.term.mode().contains(TermMode::ORIGIN) {
+            let m = self.dec.horizontal(cols);
+            (self.region.start.max(0) as u16, m.start as u16)
+        } else {
+            (0, 0)
+        };
+        let shift = |v: u16, d: u16| if v == 0 { 0 } else { v.saturating_add(d) };
+        let top = edge(shift(top, dy), 1, rows);
+        let left = edge(shift(left, dx), 1, cols);
+        let bottom = edge(shift(bottom, dy), rows, rows);
+        let right = edge(shift(right, dx), cols, cols);
         let mut sum: u32 = 0;
         for line in top..=bottom {
             let row = &grid[Line(line as i32 - 1)];
@@ -479,11 +487,27 @@ impl Emulator {
 
     /// The DECRQSS answer's value for the setting with final characters `setting` (xterm's
     /// ctlseqs, "Request Selection or Setting"): `m` the SGR in effect (`0;1;38;2;1;2;3`),
-    /// ` q` the cursor style (DECSCUSR's `Ps`). `None` for a setting not reported here (the
-    /// answer is then `DCS 0 $ r ST`, "invalid request").
+    /// ` q` the cursor style (DECSCUSR's `Ps`), `r` the scroll region (DECSTBM's `Pt ; Pb`),
+    /// `s` the left and right margins (DECSLRM's `Pl ; Pr`), `"q` the character protection
+    /// (DECSCA's `Ps`), `"p` the conformance level (DECSCL's `Pl ; Pc`: the one the program
+    /// set, else `62 ; 1`, the VT220 level DA1 reports). `None` for a setting not reported
+    /// here (the answer is then `DCS 0 $ r ST`, "invalid request").
     fn setting(&self, setting: &[u8]) -> Option<String> {
         match setting {
-            b"m" => Some(sgr_of(&self.term.grid().cursor.template)),
+            b"r" => Some(format!("{};{}r", self.region.start + 1, self.region.end)),
+            b"s" => {
+                let m = self.dec.horizontal(self.cols());
+                Some(format!("{};{}s", m.start + 1, m.end))
+            }
+            b"\"q" => {
+                let protected = self.term.grid().cursor.template.flags.contains(PROTECTED);
+                Some(format!("{}\"q", u8::from(protected)))
+            }
+            b"\"p" => {
+                let (level, controls) = self.dec.level.unwrap_or((62, 1));
+                Some(format!("{level};{controls}\"p"))
+            }
+            b"m" => Some(sgr_of(&self.term.grid().cursor.template) + "m"),
             b" q" => {
                 let style = self.term.cursor_style();
                 let base = match style.shape {
@@ -491,7 +515,7 @@ impl Emulator {
                     TermCursorShape::Beam => 5,
                     _ => 1,
                 };
-                Some((base + u8::from(!style.blinking)).to_string())
+                Some(format!("{} q", base + u8::from(!style.blinking)))
             }
             _ => None,
         }

@@ -57,6 +57,9 @@ pub const WIDE_IN_ONE_COLUMN: char = '\u{fffd}';
 /// DEC private mode 66, DECNKM: the numeric keypad in application mode (as DECKPAM).
 const DECNKM: u16 = 66;
 
+/// xterm's private mode 1048: set saves the cursor (as DECSC), reset restores it.
+const SAVE_CURSOR: u16 = 1048;
+
 /// The largest terminal the emulator makes, in columns and in rows (the contract's 1–500).
 pub const MAX_SIZE: usize = 500;
 
@@ -369,6 +372,17 @@ impl<T: EventListener> Guarded<'_, T> {
         cursor.input_needs_wrap = false;
     }
 
+    /// After a tab from column `before`: a tab that started left of the right margin stops
+    /// at it (xterm, DEC; no wrap).
+    fn tab_stops_at_margin(&mut self, before: usize) {
+        if let Some(m) = self.dec.margins.clone() {
+            let cursor = &mut self.term.grid_mut().cursor;
+            if before < m.end && cursor.point.column.0 >= m.end {
+                cursor.point.column = Column(m.end - 1);
+            }
+        }
+    }
+
     /// In origin mode, puts the cursor in column `col` counted from the left margin and kept
     /// inside the margins; else in column `col` of the screen.
     fn origin_column(&mut self, col: usize) {
@@ -534,15 +548,10 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
 
     #[inline]
     fn put_tab(&mut self, count: u16) {
-        if let Some(m) = self.dec.margins.clone() {
-            // A tab stops at the right margin when it starts left of it (no wrap).
+        if self.dec.margins.is_some() {
             let before = self.term.grid().cursor.point.column.0;
             Handler::put_tab(&mut *self.term, count);
-            let cursor = &mut self.term.grid_mut().cursor;
-            if before < m.end && cursor.point.column.0 >= m.end {
-                cursor.point.column = Column(m.end - 1);
-            }
-            return;
+            return self.tab_stops_at_margin(before);
         }
         if self.term.grid().cursor.input_needs_wrap
             && self.term.mode().contains(TermMode::LINE_WRAP)
@@ -565,7 +574,11 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
         if self.feed_scrolls() {
             self.keep_top(1, CursorRow::AsIs);
         }
-        Handler::linefeed(&mut *self.term)
+        Handler::linefeed(&mut *self.term);
+        if self.term.mode().contains(TermMode::LINE_FEED_NEW_LINE) {
+            // LNM: a line feed is a new line (alacritty applies it only to its `newline`).
+            self.carriage_return();
+        }
     }
 
     #[inline]
@@ -649,8 +662,40 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
                     self.home_in_margins();
                 }
             }
-            _ => Handler::save_cursor_position(&mut *self.term),
+            _ => {
+                self.dec.saved_origin = self.term.mode().contains(TermMode::ORIGIN);
+                Handler::save_cursor_position(&mut *self.term)
+            }
         }
+    }
+
+    /// DECRC (`ESC 8`) and SCORC (`CSI u`): the saved cursor, and origin mode as it was
+    /// when the cursor was saved (DEC STD 070; alacritty does not save the mode).
+    fn restore_cursor_position(&mut self) {
+        let origin = PrivateMode::Named(NamedPrivateMode::Origin);
+        if self.dec.saved_origin {
+            Handler::set_private_mode(&mut *self.term, origin);
+        } else {
+            Handler::unset_private_mode(&mut *self.term, origin);
+        }
+        Handler::restore_cursor_position(&mut *self.term)
+    }
+
+    /// DECALN (`ESC # 8`): the screen filled with `E`, and (xterm, DEC STD 070) the scroll
+    /// region and the left and right margins reset, the cursor home.
+    fn decaln(&mut self) {
+        Handler::decaln(&mut *self.term);
+        self.dec.margins = None;
+        *self.region = 0..self.term.screen_lines() as i32;
+        Handler::set_scrolling_region(&mut *self.term, 1, None);
+        Handler::goto(&mut *self.term, 0, 0);
+    }
+
+    /// CHT (`CSI Pn I`): as HT, `count` times.
+    fn move_forward_tabs(&mut self, count: u16) {
+        let before = self.term.grid().cursor.point.column.0;
+        Handler::move_forward_tabs(&mut *self.term, count);
+        self.tab_stops_at_margin(before);
     }
 
     /// SGR, keeping DECSCA's protection in the cursor's template (SGR 0 does not end it).
@@ -692,6 +737,10 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
         match mode {
             PrivateMode::Unknown(DECLRMM) => self.dec.lrmm = true,
             PrivateMode::Unknown(DECNKM) => Handler::set_keypad_application_mode(&mut *self.term),
+            PrivateMode::Unknown(SAVE_CURSOR) => {
+                self.dec.saved_origin = self.term.mode().contains(TermMode::ORIGIN);
+                Handler::save_cursor_position(&mut *self.term)
+            }
             PrivateMode::Named(NamedPrivateMode::Origin) => {
                 Handler::set_private_mode(&mut *self.term, mode);
                 return self.home_in_margins();
@@ -917,8 +966,6 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
         fn substitute(&mut self);
         fn set_horizontal_tabstop(&mut self);
         fn move_backward_tabs(&mut self, count: u16);
-        fn move_forward_tabs(&mut self, count: u16);
-        fn restore_cursor_position(&mut self);
         fn clear_line(&mut self, mode: LineClearMode);
         fn clear_tabs(&mut self, mode: TabulationClearMode);
         fn set_tabs(&mut self, interval: u16);
@@ -933,7 +980,6 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
         fn reset_color(&mut self, index: usize);
         fn clipboard_store(&mut self, clipboard: u8, base64: &[u8]);
         fn clipboard_load(&mut self, clipboard: u8, terminator: &str);
-        fn decaln(&mut self);
         fn push_title(&mut self);
         fn pop_title(&mut self);
         fn text_area_size_pixels(&mut self);
