@@ -152,3 +152,34 @@ fn an_edit_that_splits_a_wide_character_erases_all_of_it() {
         }
     }
 }
+
+/// The cursor's 1-based (row, column), as CPR reports it.
+fn cursor(e: &Emulator) -> (usize, usize) {
+    let (row, col) = e.cursor();
+    (row + 1, col + 1)
+}
+
+/// Rows `rows` of the screen as text, each cut to `width` cells (blanks as `.`).
+fn grid(e: &Emulator, rows: std::ops::Range<usize>, width: usize) -> Vec<String> {
+    let s = e.snapshot();
+    rows.map(|r| {
+        s.rows[r][..width]
+            .iter()
+            .map(|c| {
+                if c.text.trim().is_empty() {
+                    ".".to_string()
+                } else {
+                    c.text.clone()
+                }
+            })
+            .collect()
+    })
+    .collect()
+}
+
+#[test]
+fn mode_1048_saves_and_restores_the_cursor() {
+    // xterm's ctlseqs: DECSET 1048 saves the cursor as DECSC does, DECRST 1048 restores it.
+    let e = fed(10, 6, b"\x1b[3;2H\x1b[?1048h\x1b[5;5H\x1b[?1048l");
+    assert_eq!(cursor(&e), (3, 2));
+}

@@ -44,6 +44,9 @@ pub(super) struct DecState {
     /// The conformance level DECSCL last set (`Pl`, `Pc`), reported back by DECRQSS; the
     /// emulator's behaviour does not change with it.
     pub level: Option<(u16, u16)>,
+    /// Reverse wraparound (xterm's private modes 45 and 1045): with autowrap, BS and CUB at
+    /// the left edge go on at the right edge of the row above.
+    pub reverse_wrap: bool,
     /// Whether origin mode was set when the cursor was saved (DECSC saves it, DECRC
     /// restores it: DEC STD 070).
     pub saved_origin: bool,
@@ -148,6 +151,7 @@ impl<T: EventListener> Guarded<'_, T> {
         self.dec.lrmm = false;
         self.dec.margins = None;
         self.dec.saved_origin = false;
+        self.dec.reverse_wrap = false;
     }
 
     /// After the cursor went home: in origin mode, home is the left margin's column too.

@@ -57,6 +57,12 @@ pub const WIDE_IN_ONE_COLUMN: char = '\u{fffd}';
 /// DEC private mode 66, DECNKM: the numeric keypad in application mode (as DECKPAM).
 const DECNKM: u16 = 66;
 
+/// xterm's private mode 45, reverse wraparound.
+const REVERSE_WRAP: u16 = 45;
+
+/// xterm's private mode 1045, extended reverse wraparound (taken as mode 45 here).
+const REVERSE_WRAP_EXTENDED: u16 = 1045;
+
 /// xterm's private mode 1048: set saves the cursor (as DECSC), reset restores it.
 const SAVE_CURSOR: u16 = 1048;
 
@@ -381,6 +387,11 @@ impl<T: EventListener> Guarded<'_, T> {
                 cursor.point.column = Column(m.end - 1);
             }
         }
+    }
+
+    /// Whether BS and CUB wrap back to the row above: reverse wraparound with autowrap.
+    fn reverse_wraps(&self) -> bool {
+        self.dec.reverse_wrap && self.term.mode().contains(TermMode::LINE_WRAP)
     }
 
     /// In origin mode, puts the cursor in column `col` counted from the left margin and kept
@@ -737,6 +748,9 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
         match mode {
             PrivateMode::Unknown(DECLRMM) => self.dec.lrmm = true,
             PrivateMode::Unknown(DECNKM) => Handler::set_keypad_application_mode(&mut *self.term),
+            PrivateMode::Unknown(REVERSE_WRAP | REVERSE_WRAP_EXTENDED) => {
+                self.dec.reverse_wrap = true
+            }
             PrivateMode::Unknown(SAVE_CURSOR) => {
                 self.dec.saved_origin = self.term.mode().contains(TermMode::ORIGIN);
                 Handler::save_cursor_position(&mut *self.term)
@@ -768,6 +782,10 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
                 self.dec.margins = None;
             }
             PrivateMode::Unknown(DECNKM) => Handler::unset_keypad_application_mode(&mut *self.term),
+            PrivateMode::Unknown(SAVE_CURSOR) => self.restore_cursor_position(),
+            PrivateMode::Unknown(REVERSE_WRAP | REVERSE_WRAP_EXTENDED) => {
+                self.dec.reverse_wrap = false
+            }
             _ => {}
         }
         if mode == PrivateMode::Unknown(cluster::MODE) {
@@ -791,11 +809,14 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
                 self.listener.send_event(Event::PtyWrite(reply));
             }
             PrivateMode::Named(NamedPrivateMode::SyncUpdate) => {}
-            PrivateMode::Unknown(m @ (DECLRMM | DECNKM)) => {
-                let set = if m == DECLRMM {
-                    self.dec.lrmm
-                } else {
-                    self.term.mode().contains(TermMode::APP_KEYPAD)
+            PrivateMode::Unknown(
+                m @ (DECLRMM | DECNKM | REVERSE_WRAP | REVERSE_WRAP_EXTENDED | SAVE_CURSOR),
+            ) => {
+                let set = match m {
+                    DECLRMM => self.dec.lrmm,
+                    DECNKM => self.term.mode().contains(TermMode::APP_KEYPAD),
+                    SAVE_CURSOR => false,
+                    _ => self.dec.reverse_wrap,
                 };
                 let reply = format!("\x1b[?{m};{}$y", if set { 1 } else { 2 });
                 self.listener.send_event(Event::PtyWrite(reply));
@@ -885,8 +906,16 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
     }
 
     /// CUB (`CSI Pn D`): left `cols` columns, stopping at the left margin when the cursor
-    /// starts right of it (else at the screen's edge).
+    /// starts right of it (else at the screen's edge); with reverse wraparound and autowrap,
+    /// `cols` backspaces.
     fn move_backward(&mut self, cols: usize) {
+        if self.reverse_wraps() {
+            let most = self.term.columns() * self.term.screen_lines();
+            for _ in 0..cols.min(most) {
+                self.backspace();
+            }
+            return;
+        }
         let last = self.term.columns() - 1;
         let col = self.term.grid().cursor.point.column.0.min(last);
         let stop = match &self.dec.margins {
@@ -899,9 +928,39 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
     }
 
     /// BS: one column left, not past the left margin (when the cursor is at it) nor the
-    /// screen's edge.
+    /// screen's edge. With reverse wraparound (modes 45, 1045) and autowrap, as xterm before
+    /// patch 383 does it: a pending wrap is only cancelled, and at the left edge the cursor
+    /// goes to the right margin of the row above (from the scroll region's top to its
+    /// bottom, from the screen's top to its bottom).
     fn backspace(&mut self) {
-        self.move_backward(1);
+        if !self.reverse_wraps() {
+            return self.move_backward(1);
+        }
+        let (rows, cols) = (self.term.screen_lines() as i32, self.term.columns());
+        let cursor = &self.term.grid().cursor;
+        if cursor.input_needs_wrap {
+            self.term.grid_mut().cursor.input_needs_wrap = false;
+            return;
+        }
+        let (line, col) = (cursor.point.line.0, cursor.point.column.0.min(cols - 1));
+        let (left, right) = match &self.dec.margins {
+            Some(m) if col >= m.start => (m.start, m.end - 1),
+            Some(m) => (0, m.end - 1),
+            None => (0, cols - 1),
+        };
+        let cursor = &mut self.term.grid_mut().cursor;
+        if col > left {
+            cursor.point.column = Column(col - 1);
+            return;
+        }
+        cursor.point.line = Line(if line == self.region.start {
+            self.region.end - 1
+        } else if line == 0 {
+            rows - 1
+        } else {
+            line - 1
+        });
+        cursor.point.column = Column(right);
     }
 
     /// CR: to the left margin, or to the first column when the cursor is left of the left
