@@ -44,6 +44,12 @@ pub(super) struct DecState {
     /// The conformance level DECSCL last set (`Pl`, `Pc`), reported back by DECRQSS; the
     /// emulator's behaviour does not change with it.
     pub level: Option<(u16, u16)>,
+    /// The protection in effect is ISO's (SPA/EPA: ED, EL and ECH spare protected
+    /// characters too), else DEC's (DECSCA: only DECSED, DECSEL and DECSERA spare them, as
+    /// they always do: xterm's choice for compatibility, where DEC STD 070 has them ignore ISO
+    /// protection; DECSERA does ignore it). xterm keeps one protection flag per cell and this
+    /// one mode.
+    pub iso: bool,
     /// Reverse wraparound (xterm's private modes 45 and 1045): with autowrap, BS and CUB at
     /// the left edge go on at the right edge of the row above.
     pub reverse_wrap: bool,
@@ -84,6 +90,7 @@ impl<T: EventListener> Guarded<'_, T> {
                 // protection is an attribute of the cursor (saved and restored with it).
                 let flags = &mut self.term.grid_mut().cursor.template.flags;
                 flags.set(PROTECTED, c.param(0, 0) == 1);
+                self.dec.iso = false;
             }
             (Some(b'?'), None, b'J') => self.selective_erase_display(c.param(0, 0)),
             (Some(b'?'), None, b'K') => self.selective_erase_line(c.param(0, 0)),
@@ -152,6 +159,39 @@ impl<T: EventListener> Guarded<'_, T> {
         self.dec.margins = None;
         self.dec.saved_origin = false;
         self.dec.reverse_wrap = false;
+        self.dec.iso = false;
+    }
+
+    /// SPA (`start`, `ESC V`) and EPA (`ESC W`): characters written from SPA to EPA are
+    /// protected from ED, EL and ECH (ECMA-48 guarded area, as xterm does it).
+    pub(super) fn guarded_area(&mut self, start: bool) {
+        let flags = &mut self.term.grid_mut().cursor.template.flags;
+        flags.set(PROTECTED, start);
+        if start {
+            self.dec.iso = true;
+        }
+    }
+
+    /// Runs an erase (ED, EL, ECH) on `lines` that spares the protected characters when
+    /// ISO protection (SPA) is in effect: they are put back after it.
+    pub(super) fn sparing_protected(&mut self, lines: Range<usize>, erase: impl FnOnce(&mut Self)) {
+        if !self.dec.iso {
+            return erase(self);
+        }
+        let mut kept = Vec::new();
+        for line in lines {
+            let row = &self.term.grid()[Line(line as i32)];
+            for col in 0..self.term.columns() {
+                if row[Column(col)].flags.contains(PROTECTED) {
+                    kept.push((line, col, row[Column(col)].clone()));
+                }
+            }
+        }
+        erase(self);
+        let grid = self.term.grid_mut();
+        for (line, col, cell) in kept {
+            grid[Line(line as i32)][Column(col)] = cell;
+        }
     }
 
     /// After the cursor went home: in origin mode, home is the left margin's column too.
@@ -280,9 +320,10 @@ impl<T: EventListener> Guarded<'_, T> {
     }
 
     /// DECERA (every cell of `r` blank, as ED blanks it) or DECSERA (`selective`: the
-    /// unprotected characters blank, attributes kept).
+    /// characters DECSCA did not protect blank, attributes kept; under ISO protection
+    /// DECSERA erases as DECERA, as xterm does).
     fn erase_rect(&mut self, r: Rect, selective: bool) {
-        if selective {
+        if selective && !self.dec.iso {
             return self.selective_erase(r);
         }
         let template = self.term.grid().cursor.template.clone();

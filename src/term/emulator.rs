@@ -123,6 +123,9 @@ fn kitty_flags(mode: TermMode) -> u8 {
     .fold(0, |acc, (_, bit)| acc | bit)
 }
 
+/// How many entries the title stack holds (xterm's 10).
+const TITLE_STACK: usize = 10;
+
 /// Cell size in px reported to `CSI 14 t` (text area size in pixels) queries.
 const REPORTED_CELL_PX: (u16, u16) = (8, 18);
 
@@ -217,6 +220,12 @@ pub struct Emulator {
     replies: Vec<u8>,
     colors: QueryColors,
     title: Option<String>,
+    /// The icon label (OSC 0, OSC 1), which xterm keeps apart from the window title.
+    icon: Option<String>,
+    /// The title stack (`CSI 22 ; Ps t` pushes, `CSI 23 ; Ps t` pops), as xterm keeps it:
+    /// each push saves the icon label and the window title, a pop takes the top entry and
+    /// restores the one(s) it names; at most [`TITLE_STACK`] entries (the oldest go).
+    titles: Vec<(Option<String>, Option<String>)>,
     bells: u64,
     sniffer: Sniffer,
     program_status: Option<ProgramStatus>,
@@ -262,6 +271,8 @@ impl Emulator {
             replies: Vec::new(),
             colors: QueryColors::default(),
             title: None,
+            icon: None,
+            titles: Vec::new(),
             bells: 0,
             sniffer: Sniffer::default(),
             program_status: None,
@@ -421,6 +432,9 @@ impl Emulator {
                 self.guarded().forward_index();
                 self.drain_events();
             }
+            Found::IconLabel(label) => self.icon = Some(label),
+            Found::StartProtected => self.guarded().guarded_area(true),
+            Found::EndProtected => self.guarded().guarded_area(false),
         }
     }
 
@@ -428,16 +442,41 @@ impl Emulator {
     /// (14, 18): 11 the window state (always "not iconified", `CSI 1 t`), 13 the window's
     /// position (`CSI 3 ; 0 ; 0 t`: there is no window), 19 the screen's size in characters
     /// (the terminal's own: `CSI 9 ; rows ; cols t`), 20 and 21 the icon label and window
-    /// title (`OSC L … ST`, `OSC l … ST`). The operations that move, resize or iconify a
+    /// title (`OSC L … ST`, `OSC l … ST`); and the title stack, 22 push and 23 pop, with
+    /// `Ps` 0 (both), 1 (the icon label) or 2 (the window title), in place of alacritty's
+    /// stack, which knows no icon label. The operations that move, resize or iconify a
     /// window do nothing: the size of a session's terminal is its owner's to set.
     fn window_report(&mut self, c: &Control) {
-        let title = || self.title.clone().unwrap_or_default();
+        let (icon, window) = match c.param(1, 0) {
+            0 => (true, true),
+            1 => (true, false),
+            2 => (false, true),
+            _ => (false, false),
+        };
         let reply = match c.param(0, 0) {
+            22 if icon || window => {
+                if self.titles.len() == TITLE_STACK {
+                    self.titles.remove(0);
+                }
+                self.titles.push((self.icon.clone(), self.title.clone()));
+                return;
+            }
+            23 if icon || window => {
+                if let Some((label, title)) = self.titles.pop() {
+                    if icon {
+                        self.icon = label;
+                    }
+                    if window {
+                        self.title = title;
+                    }
+                }
+                return;
+            }
             11 => "\x1b[1t".into(),
             13 => "\x1b[3;0;0t".into(),
             19 => format!("\x1b[9;{};{}t", self.rows(), self.cols()),
-            20 => format!("\x1b]L{}\x1b\\", title()),
-            21 => format!("\x1b]l{}\x1b\\", title()),
+            20 => format!("\x1b]L{}\x1b\\", self.icon.as_deref().unwrap_or("")),
+            21 => format!("\x1b]l{}\x1b\\", self.title.as_deref().unwrap_or("")),
             _ => return,
         };
         self.replies.extend_from_slice(reply.as_bytes());

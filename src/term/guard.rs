@@ -389,6 +389,11 @@ impl<T: EventListener> Guarded<'_, T> {
         }
     }
 
+    /// The cursor's row, 0-based.
+    fn cursor_line(&self) -> usize {
+        self.term.grid().cursor.point.line.0.max(0) as usize
+    }
+
     /// Whether BS and CUB wrap back to the row above: reverse wraparound with autowrap.
     fn reverse_wraps(&self) -> bool {
         self.dec.reverse_wrap && self.term.mode().contains(TermMode::LINE_WRAP)
@@ -526,10 +531,20 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
         repair_wide_pairs(self.term);
     }
 
-    /// ECH (`CSI Ps X`), then the cursor's row repaired ([`repair_wide_pairs`]).
+    /// ECH (`CSI Ps X`), then the cursor's row repaired ([`repair_wide_pairs`]); ISO
+    /// protected characters are spared.
     fn erase_chars(&mut self, count: usize) {
-        Handler::erase_chars(&mut *self.term, count);
+        let line = self.cursor_line();
+        self.sparing_protected(line..line + 1, |g| {
+            Handler::erase_chars(&mut *g.term, count)
+        });
         repair_wide_pairs(self.term);
+    }
+
+    /// EL (`CSI Ps K`); ISO protected characters are spared.
+    fn clear_line(&mut self, mode: LineClearMode) {
+        let line = self.cursor_line();
+        self.sparing_protected(line..line + 1, |g| Handler::clear_line(&mut *g.term, mode));
     }
 
     /// DCH (`CSI Ps P`), then the cursor's row repaired ([`repair_wide_pairs`]); with left
@@ -639,7 +654,8 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
             ClearMode::Saved if self.primary() => self.scrollback.clear(),
             _ => {}
         }
-        Handler::clear_screen(&mut *self.term, mode)
+        let rows = self.term.screen_lines();
+        self.sparing_protected(0..rows, |g| Handler::clear_screen(&mut *g.term, mode))
     }
 
     fn reset_state(&mut self) {
@@ -1025,7 +1041,6 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
         fn substitute(&mut self);
         fn set_horizontal_tabstop(&mut self);
         fn move_backward_tabs(&mut self, count: u16);
-        fn clear_line(&mut self, mode: LineClearMode);
         fn clear_tabs(&mut self, mode: TabulationClearMode);
         fn set_tabs(&mut self, interval: u16);
         fn set_mode(&mut self, mode: Mode);
@@ -1039,8 +1054,6 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
         fn reset_color(&mut self, index: usize);
         fn clipboard_store(&mut self, clipboard: u8, base64: &[u8]);
         fn clipboard_load(&mut self, clipboard: u8, terminator: &str);
-        fn push_title(&mut self);
-        fn pop_title(&mut self);
         fn text_area_size_pixels(&mut self);
         fn text_area_size_chars(&mut self);
         fn set_hyperlink(&mut self, link: Option<Hyperlink>);
@@ -1053,6 +1066,8 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
         fn set_scp(&mut self, char_path: ScpCharPath, update_mode: ScpUpdateMode);
     }
     // `set_mouse_cursor_icon` is left to the trait's default: alacritty ignores it too.
+    // `push_title` and `pop_title` too: the emulator keeps the title stack (with the icon
+    // label, which alacritty does not know), from the sequence's parameters.
 }
 
 /// Blanks the halves of double-width characters that ICH, DCH or ECH split on the cursor's

@@ -57,6 +57,13 @@ pub enum Found {
     BackIndex,
     /// DECFI (`ESC 9`, VT420 forward index).
     ForwardIndex,
+    /// The icon label set by OSC 0 or OSC 1 (xterm; OSC 0 sets the window title too, which
+    /// alacritty takes).
+    IconLabel(String),
+    /// SPA (`ESC V`, ECMA-48 start of guarded area).
+    StartProtected,
+    /// EPA (`ESC W`, ECMA-48 end of guarded area).
+    EndProtected,
 }
 
 /// A control sequence (`CSI`), as ECMA-48 §5.4 shapes it.
@@ -161,9 +168,14 @@ fn parse_at(data: &[u8], p: usize) -> Parse {
         Some(b'[') => parse_csi(data, p + 2),
         Some(b'6') => Parse::Done(p + 2, Some(Found::BackIndex)),
         Some(b'9') => Parse::Done(p + 2, Some(Found::ForwardIndex)),
+        Some(b'V') => Parse::Done(p + 2, Some(Found::StartProtected)),
+        Some(b'W') => Parse::Done(p + 2, Some(Found::EndProtected)),
         Some(b'P') => parse_decrqss(data, p + 2),
         Some(b']') => match parse_osc_7501(data, p + 2) {
-            Parse::NotOurs => parse_osc_progress(data, p + 2),
+            Parse::NotOurs => match parse_osc_progress(data, p + 2) {
+                Parse::NotOurs => parse_osc_icon(data, p + 2),
+                other => other,
+            },
             other => other,
         },
         Some(_) => Parse::NotOurs,
@@ -330,6 +342,24 @@ fn osc_string(
 fn parse_osc_7501(data: &[u8], i: usize) -> Parse {
     match osc_string(data, i, b"7501;", MAX_CARRY) {
         Ok((body, end, bel)) => Parse::Done(end, payload(&data[body], bel)),
+        Err(stop) => stop,
+    }
+}
+
+/// After `ESC ]`: `0;` or `1;` (icon label and window title, or the icon label alone), the
+/// label, then BEL or `ESC \`.
+fn parse_osc_icon(data: &[u8], i: usize) -> Parse {
+    let prefix: &[u8] = match data.get(i) {
+        None => return Parse::Incomplete,
+        Some(b'0') => b"0;",
+        Some(b'1') => b"1;",
+        Some(_) => return Parse::NotOurs,
+    };
+    match osc_string(data, i, prefix, MAX_CARRY) {
+        Ok((body, end, _)) => {
+            let label = String::from_utf8_lossy(&data[body]).into_owned();
+            Parse::Done(end, Some(Found::IconLabel(label)))
+        }
         Err(stop) => stop,
     }
 }
