@@ -98,7 +98,7 @@ impl<T: EventListener> Guarded<'_, T> {
             (None, Some(b'$'), b'x') => {
                 let fill = c.param(0, 0);
                 if let Some(ch) = char::from_u32(fill as u32).filter(|ch| printable(*ch)) {
-                    if let Some(r) = self.rect(&c.params.get(1..).unwrap_or(&[])) {
+                    if let Some(r) = self.rect(c.params.get(1..).unwrap_or(&[])) {
                         self.fill_rect(r, ch);
                     }
                 }

@@ -6,8 +6,11 @@
 //! synchronized output (`CSI ? 2026 $ p`: alacritty always answers "reset", and inside an open
 //! frame the parser holds the query back until the frame ends) and OSC 9;4
 //! progress (`ESC ] 9 ; 4 ; <0-4> [; <pct>] ST`); see shared/notes/agents.md, "In-band
-//! signals". Sequences may straddle reads: an unfinished
-//! one is carried over (at most [`MAX_CARRY`] bytes).
+//! signals"; and the DEC and xterm control functions the emulator does itself
+//! ([`Control::is_ours`], `ESC 6`, `ESC 9`, `ESC V`, `ESC W`, the icon label of OSC 0 and 1).
+//! Every control sequence is read once here (ECMA-48's shape: prefix, parameters,
+//! intermediates, final byte) and only the ones named are kept. Sequences may straddle reads:
+//! an unfinished one is carried over (at most [`MAX_CARRY`] bytes).
 
 use base64::Engine;
 
