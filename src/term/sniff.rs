@@ -445,7 +445,7 @@ mod tests {
                 })
             ]
         );
-        assert!(all(&[b"\x1b]7501;state=sleeping\x07\x1b]75010;x\x07\x1b]0;t\x07"]).is_empty());
+        assert!(all(&[b"\x1b]7501;state=sleeping\x07\x1b]75010;x\x07\x1b]2;t\x07"]).is_empty());
     }
 
     #[test]
@@ -461,6 +461,32 @@ mod tests {
                     id: 0,
                     area: [0, 0, 0, 0]
                 },
+            ]
+        );
+    }
+
+    #[test]
+    fn reads_control_sequences_by_their_shape_and_keeps_only_ours() {
+        let control = |prefix, params: &[u16], intermediate, final_byte| {
+            Found::Control(Control {
+                prefix,
+                params: params.to_vec(),
+                intermediate,
+                final_byte,
+            })
+        };
+        assert_eq!(
+            all(&[
+                b"\x1b[!p\x1b[?6",
+                b"n\x1b[1m\x1b[3;7s\x1b[42;1:2;3$x\x1b[2J\x1b]1;ic\x07\x1b6"
+            ]),
+            [
+                control(None, &[], Some(b'!'), b'p'),
+                control(Some(b'?'), &[6], None, b'n'),
+                control(None, &[3, 7], None, b's'),
+                control(None, &[42, 1, 3], Some(b'$'), b'x'),
+                Found::IconLabel("ic".into()),
+                Found::BackIndex,
             ]
         );
     }
