@@ -395,6 +395,30 @@ fn terminal_regressions() -> Vec<(&'static str, TerminalCase)> {
             "wide-cell-after-erase-of-its-continuation",
             TerminalCase::feed(4, 1, 0, "中\x1b[2G\x1b[X".as_bytes()),
         ),
+        // Found here: in insert mode (IRM) typing shifts the row right, and a wide character
+        // pushed against the right edge lost its continuation cell off the edge.
+        (
+            "wide-cell-after-insert-mode-pushes-it-off-the-edge",
+            TerminalCase::feed(
+                21,
+                1,
+                0,
+                "   \u{a0}    中\x1b[4h\x1b[?6h\x1b[5;10Haa".as_bytes(),
+            ),
+        ),
+        (
+            "wide-cell-after-insert-mode-then-a-resize",
+            TerminalCase {
+                cols: 3,
+                rows: 490,
+                render: 0,
+                steps: vec![
+                    feed("\x1b[4h中  \x7f\x1b[2T中中"),
+                    TerminalStep::Resize(2, 1),
+                    TerminalStep::Snapshot,
+                ],
+            },
+        ),
     ]
 }
 

@@ -1430,6 +1430,20 @@ mod tests {
             (rows, ((h + p.line.0) as usize, p.column.0))
         }
 
+        /// Insert mode is on with a double-width character on the screen: alacritty's insert
+        /// rotates the row and writes over the cells that come round, which can lose a
+        /// character beside a double-width one; the emulator's guard does not (see
+        /// `Guarded::insert_wide_safely`), so from here the two are not compared.
+        fn inserting_beside_wide(&self) -> bool {
+            let grid = self.term.grid();
+            self.term.mode().contains(TermMode::INSERT)
+                && (0..grid.screen_lines() as i32).any(|l| {
+                    grid[Line(l)][..]
+                        .iter()
+                        .any(|c| c.flags.contains(Flags::WIDE_CHAR))
+                })
+        }
+
         /// No damaged double-width pair anywhere, a spacer in another style than its character
         /// included (the scrollback normalises those, and rows can come back from it).
         fn well_formed(&self) -> bool {
@@ -1513,6 +1527,9 @@ mod tests {
                     e.resize(cols, rows);
                     n.resize(cols, rows, history);
                 } else {
+                    if n.inserting_beside_wide() {
+                        break;
+                    }
                     let piece = s.pieces[draw((0, s.pieces.len() - 1))];
                     log += &format!(" {:?}", String::from_utf8_lossy(piece));
                     e.advance(piece);

@@ -239,7 +239,37 @@ impl<T: EventListener> Guarded<'_, T> {
                 self.keep_top(1, how);
             }
         }
+        if self.term.mode().contains(TermMode::INSERT) && width.is_some_and(|w| w > 0) {
+            return self.insert_wide_safely(c, width.unwrap_or(1));
+        }
         Handler::input(&mut *self.term, c)
+    }
+
+    /// [`Handler::input`] in insert mode (IRM) on a row holding double-width characters:
+    /// alacritty rotates the row right and writes over the cells that come round from its
+    /// end, so a double-width character pushed against the right edge keeps its first half
+    /// without its spacer (found by the fuzz tests), and a spacer that comes round clears the
+    /// character before the cursor. Here the cells from the end are blanked before the write,
+    /// and a pair the shift split is erased whole, as xterm does. Rows without double-width
+    /// characters take alacritty's path unchanged.
+    #[inline(never)]
+    fn insert_wide_safely(&mut self, c: char, width: usize) {
+        let cols = self.term.columns();
+        let point = self.term.grid().cursor.point;
+        let half = Flags::WIDE_CHAR | Flags::WIDE_CHAR_SPACER | Flags::LEADING_WIDE_CHAR_SPACER;
+        let row = &self.term.grid()[point.line];
+        let wide =
+            (point.column.0.saturating_sub(1)..cols).any(|c| row[Column(c)].flags.intersects(half));
+        if !wide || self.term.grid().cursor.input_needs_wrap || point.column.0 + width >= cols {
+            return Handler::input(&mut *self.term, c);
+        }
+        let line = point.line.0.max(0) as usize;
+        dec::shift_row(self.term, line, point.column.0..cols, width, true);
+        let insert = Mode::Named(NamedMode::Insert);
+        Handler::unset_mode(&mut *self.term, insert);
+        Handler::input(&mut *self.term, c);
+        Handler::set_mode(&mut *self.term, insert);
+        repair_row(self.term, point.line);
     }
 
     /// The cell holding the cluster before the cursor, where alacritty puts a zero-width
@@ -564,6 +594,7 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
             && !cursor.input_needs_wrap
             && cursor.point.line.0 != 0
             && self.dec.margins.is_none()
+            && !self.term.mode().contains(TermMode::INSERT)
         {
             // The common case, kept small enough to inline: one printable ASCII character
             // written below the top row without wrapping, which touches no stored row.
