@@ -514,3 +514,10 @@ fn decrc_restores_origin_mode_as_it_was_saved() {
     let mut e = fed(10, 6, b"\x1b[3;5r\x1b7\x1b[?6h\x1b8");
     assert_eq!(reply(&mut e, b"\x1b[?6$p"), "\x1b[?6;2$y");
 }
+
+#[test]
+fn ed_1_on_the_second_row_erases_the_first() {
+    // ED 1 erases from the screen's start to the cursor, whatever row the cursor is on.
+    let e = fed(5, 3, b"abcde\r\nfghij\r\nklmno\x1b[2;3H\x1b[1J");
+    assert_eq!(grid(&e, 0..3, 5), [".....", "...ij", "klmno"]);
+}

@@ -686,7 +686,21 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
             _ => {}
         }
         let rows = self.term.screen_lines();
-        self.sparing_protected(0..rows, |g| Handler::clear_screen(&mut *g.term, mode))
+        let above = matches!(mode, ClearMode::Above);
+        self.sparing_protected(0..rows, |g| {
+            Handler::clear_screen(&mut *g.term, mode);
+            if above && g.term.grid().cursor.point.line.0 == 1 {
+                // alacritty clears the rows above the cursor only from the third row down
+                // (`cursor.line > 1`): on the second row, the first is erased here.
+                let bg = g.term.grid().cursor.template.bg;
+                for cell in &mut g.term.grid_mut()[Line(0)][..] {
+                    *cell = Cell {
+                        bg,
+                        ..Cell::default()
+                    };
+                }
+            }
+        })
     }
 
     fn reset_state(&mut self) {
