@@ -10,6 +10,8 @@
 #   TIMEOUT   seconds esctest waits for each report from the terminal (default 0.2)
 #   MODES     "ours tmux" (default) or either one
 #   LIMIT     seconds a whole run may take before it is stopped (default 1800)
+#   BIN       a console2svg binary to measure instead of building the release one
+#   LOGS      a directory to keep each terminal's esctest log in (<mode>.log), to read the failures
 #
 # The suite runs as `esctest.py --expected-terminal xterm --max-vt-level 5 --timeout $TIMEOUT`;
 # its log (one "Run test: <Class>.<test>" line, then "Passed." or "*** TEST … FAILED", per test)
@@ -31,11 +33,15 @@ for tool in python3 tmux; do
 done
 
 cd "$(dirname "$0")/.."
-echo "building release binary (cargo build --release)…" >&2
-cargo build --release --quiet
-target_dir="${CARGO_TARGET_DIR:-target}"
-[[ "$target_dir" == /* ]] || target_dir="$PWD/$target_dir"
-bin="$target_dir/release/console2svg"
+if [[ -n "${BIN:-}" ]]; then
+    bin="$(realpath "$BIN")"
+else
+    echo "building release binary (cargo build --release)…" >&2
+    cargo build --release --quiet
+    target_dir="${CARGO_TARGET_DIR:-target}"
+    [[ "$target_dir" == /* ]] || target_dir="$PWD/$target_dir"
+    bin="$target_dir/release/console2svg"
+fi
 
 tmp="$(mktemp -d /tmp/c2s-esctest.XXXXXX)"
 export CONSOLE2SVG_RUNTIME_DIR="$tmp/rt"
@@ -85,6 +91,9 @@ for mode in $modes; do
     wait_for_log_end "$log" || true
     echo "   $((SECONDS - started)) s" >&2
     cp "$log" "$tmp/$mode.done" 2>/dev/null || touch "$tmp/$mode.done"
+    if [[ -n "${LOGS:-}" ]]; then
+        mkdir -p "$LOGS" && cp "$tmp/$mode.done" "$LOGS/$mode.log"
+    fi
 done
 
 python3 - "$tmp" $modes <<'PY'

@@ -3,7 +3,8 @@
 //!
 //! Module map (one line each; layers go one way, `term` <- `render` <- `host` <-
 //! `termio`/`scenario` <- `cli`, held by `tests/architecture.rs`; see DESIGN.md):
-//! - [`term`]: the emulator (alacritty_terminal, with a compact scrollback of its own) and the
+//! - [`term`]: the emulator (alacritty_terminal, with a compact scrollback of its own and the
+//!   DEC/xterm functions it lacks: margins, selective erase, rectangles, reports) and the
 //!   owned [`term::Screen`] snapshot; key names → bytes.
 //! - [`pty`]: spawning in a PTY, environment policy, exit status; [`pty::pump`] the one PTY pump
 //!   capture and host sessions share; [`pty::group`] batched process-group signalling.

@@ -152,3 +152,372 @@ fn an_edit_that_splits_a_wide_character_erases_all_of_it() {
         }
     }
 }
+
+/// The cursor's 1-based (row, column), as CPR reports it.
+fn cursor(e: &Emulator) -> (usize, usize) {
+    let (row, col) = e.cursor();
+    (row + 1, col + 1)
+}
+
+/// Rows `rows` of the screen as text, each cut to `width` cells (blanks as `.`).
+fn grid(e: &Emulator, rows: std::ops::Range<usize>, width: usize) -> Vec<String> {
+    let s = e.snapshot();
+    rows.map(|r| {
+        s.rows[r][..width]
+            .iter()
+            .map(|c| {
+                if c.text.trim().is_empty() {
+                    ".".to_string()
+                } else {
+                    c.text.clone()
+                }
+            })
+            .collect()
+    })
+    .collect()
+}
+
+#[test]
+fn mode_1048_saves_and_restores_the_cursor() {
+    // xterm's ctlseqs: DECSET 1048 saves the cursor as DECSC does, DECRST 1048 restores it.
+    let e = fed(10, 6, b"\x1b[3;2H\x1b[?1048h\x1b[5;5H\x1b[?1048l");
+    assert_eq!(cursor(&e), (3, 2));
+}
+
+/// The first `width` cells of row `row` (1-based) as text, blanks as `.`.
+fn row(e: &Emulator, row: usize, width: usize) -> String {
+    grid(e, row - 1..row, width).remove(0)
+}
+
+/// Five rows `abcde`, `fghij`, … on a 5-column-wide area, the cursor home.
+const LETTERS: &[u8] = b"abcde\r\nfghij\r\nklmno\r\npqrst\r\nuvwxy\x1b[H";
+
+#[test]
+fn decstr_resets_modes_and_margins_and_leaves_the_cursor_where_it_is() {
+    // DEC STD 070 / xterm's soft reset: IRM, DECOM, DECSTBM, DECSLRM, DECSCA reset; the
+    // saved cursor goes home; the cursor does not move.
+    let mut e = fed(
+        10,
+        6,
+        b"\x1b[2;4r\x1b[?69h\x1b[3;6s\x1b[?6h\x1b[4h\x1b[1\"q\x1b[5;6H\x1b7\x1b[2;3H\x1b[!p",
+    );
+    assert_eq!(cursor(&e), (3, 5), "origin-relative position, kept");
+    assert_eq!(
+        reply(&mut e, b"\x1b[?6$p\x1b[4$p\x1b[?69$p"),
+        "\x1b[?6;2$y\x1b[4;2$y\x1b[?69;2$y"
+    );
+    assert_eq!(reply(&mut e, b"\x1bP$qr\x1b\\"), "\x1bP1$r1;6r\x1b\\");
+    assert_eq!(reply(&mut e, b"\x1bP$q\"q\x1b\\"), "\x1bP1$r0\"q\x1b\\");
+    e.advance(b"\x1b8");
+    assert_eq!(cursor(&e), (1, 1), "the saved cursor is home");
+}
+
+#[test]
+fn selective_erase_spares_what_decsca_protected() {
+    // DECSCA 1 protects the characters written after it (SGR 0 does not end it); DECSED and
+    // DECSEL erase only unprotected ones, ED erases all.
+    let mut e = fed(
+        6,
+        2,
+        b"ab\x1b[1\"qc\x1b[0md\x1b[0\"qef\r\ngh\x1b[1\"qi\x1b[0\"qj",
+    );
+    e.advance(b"\x1b[?2J");
+    assert_eq!(grid(&e, 0..2, 6), ["..cd..", "..i..."]);
+    e.advance(b"\x1b[1;1H\x1b[?2K");
+    assert_eq!(row(&e, 1, 6), "..cd..");
+    e.advance(b"\x1b[2J");
+    assert_eq!(grid(&e, 0..2, 6), ["......", "......"]);
+}
+
+#[test]
+fn a_guarded_area_is_spared_by_ed_el_and_ech() {
+    // SPA/EPA (ECMA-48 guarded area): ED, EL and ECH leave its characters.
+    for erase in [&b"\x1b[H\x1b[5X"[..], b"\x1b[H\x1b[2K", b"\x1b[2J"] {
+        let mut e = fed(5, 1, b"ab\x1bVc\x1bWd");
+        e.advance(erase);
+        assert_eq!(row(&e, 1, 5), "..c..", "{erase:?}");
+    }
+}
+
+#[test]
+fn rectangle_fill_erase_and_copy() {
+    // DECFRA fills with a character, DECERA blanks, DECCRA copies (VT420; rows and columns
+    // 1-based and inclusive); none moves the cursor.
+    let mut e = fed(5, 5, LETTERS);
+    e.advance(b"\x1b[3;3H\x1b[42;2;2;3;4$x");
+    assert_eq!(grid(&e, 0..3, 5), ["abcde", "f***j", "k***o"]);
+    e.advance(b"\x1b[1;4;2;5$z");
+    assert_eq!(grid(&e, 0..2, 5), ["abc..", "f**.."]);
+    e.advance(b"\x1b[4;1;5;2;1;1;4;1$v");
+    assert_eq!(grid(&e, 0..2, 5), ["abcpq", "f**uv"]);
+    assert_eq!(cursor(&e), (3, 3));
+    // A rectangle with its bottom above its top does nothing.
+    e.advance(b"\x1b[42;3;1;2;5$x");
+    assert_eq!(row(&e, 3, 5), "k***o");
+}
+
+#[test]
+fn rectangles_count_from_the_origin_in_origin_mode() {
+    // With DECOM the coordinates are relative to the scroll region's top and the left margin.
+    let mut e = fed(5, 5, LETTERS);
+    e.advance(b"\x1b[?69h\x1b[2;4s\x1b[2;4r\x1b[?6h\x1b[42;1;1;2;2$x\x1b[?6l");
+    assert_eq!(grid(&e, 0..3, 5), ["abcde", "f**ij", "k**no"]);
+    // DECRQCRA too: its rectangle 1;1 is the origin's cell.
+    e.advance(b"\x1b[?6h");
+    assert_eq!(
+        reply(&mut e, b"\x1b[1;1;1;1;1;1*y"),
+        checksum_reply(1, '*' as u32)
+    );
+}
+
+#[test]
+fn decsera_erases_only_unprotected_characters() {
+    let mut e = fed(5, 1, b"a\x1b[1\"qb\x1b[0\"qc");
+    e.advance(b"\x1b[1;1;1;5${");
+    assert_eq!(row(&e, 1, 5), ".b...");
+}
+
+#[test]
+fn column_insert_and_delete_stay_in_the_margins() {
+    // DECIC and DECDC (VT420): columns at the cursor move right or left between the left and
+    // right margins, in the scroll region.
+    let mut e = fed(5, 5, LETTERS);
+    e.advance(b"\x1b[2;4r\x1b[?69h\x1b[2;4s\x1b[2;3H\x1b['}");
+    assert_eq!(
+        grid(&e, 0..5, 5),
+        ["abcde", "fg.hj", "kl.mo", "pq.rt", "uvwxy"]
+    );
+    e.advance(b"\x1b[2'~");
+    assert_eq!(
+        grid(&e, 0..5, 5),
+        ["abcde", "fg..j", "kl..o", "pq..t", "uvwxy"]
+    );
+}
+
+#[test]
+fn back_and_forward_index_scroll_the_columns_at_the_margins() {
+    // DECBI at the left margin moves the text right, DECFI at the right margin moves it left
+    // (VT420); elsewhere they move the cursor.
+    let mut e = fed(5, 2, b"abcde\r\nfghij\x1b[1;1H\x1b6");
+    assert_eq!(grid(&e, 0..2, 5), [".abcd", ".fghi"]);
+    e.advance(b"\x1b[1;5H\x1b9\x1b9");
+    assert_eq!(grid(&e, 0..2, 5), ["bcd..", "ghi.."]);
+    e.advance(b"\x1b[1;3H\x1b9");
+    assert_eq!(cursor(&e), (1, 4));
+}
+
+#[test]
+fn text_wraps_at_the_right_margin_to_the_left_margin() {
+    // DECLRMM + DECSLRM 2;4: writing wraps from column 4 to column 2 of the next row; at the
+    // scroll region's bottom only the text between the margins scrolls.
+    let e = fed(5, 3, b"\x1b[?69h\x1b[2;4s\x1b[1;2Habcdefgh");
+    assert_eq!(grid(&e, 0..3, 5), [".abc.", ".def.", ".gh.."]);
+    let e = fed(5, 2, b"12345\r\n67890\x1b[?69h\x1b[2;4s\x1b[2;2Habcd");
+    assert_eq!(grid(&e, 0..2, 5), ["1abc5", "6d..0"]);
+    // Autowrap off: the last column between the margins is written over.
+    let e = fed(5, 1, b"\x1b[?7l\x1b[?69h\x1b[2;4s\x1b[1;2Habcde");
+    assert_eq!(row(&e, 1, 5), ".abe.");
+}
+
+#[test]
+fn decslrm_needs_declrmm_else_csi_s_saves_the_cursor() {
+    // Without DECLRMM `CSI s` is SCOSC (xterm), with it DECSLRM (which homes the cursor).
+    let e = fed(10, 3, b"\x1b[2;5H\x1b[3;6s\x1b[1;1H\x1b[u");
+    assert_eq!(cursor(&e), (2, 5));
+    let mut e = fed(10, 3, b"\x1b[2;5H\x1b[?69h\x1b[3;6s");
+    assert_eq!(cursor(&e), (1, 1));
+    assert_eq!(reply(&mut e, b"\x1bP$qs\x1b\\"), "\x1bP1$r3;6s\x1b\\");
+    e.advance(b"\x1b[?69l");
+    assert_eq!(reply(&mut e, b"\x1bP$qs\x1b\\"), "\x1bP1$r1;10s\x1b\\");
+}
+
+#[test]
+fn cursor_motion_stops_at_the_margins() {
+    // CR goes to the left margin, BS and CUB stop at it, CUF and HT stop at the right margin,
+    // CUU and CUD at the scroll region's edges (when they start inside).
+    let mut e = fed(10, 6, b"\x1b[?69h\x1b[3;7s\x1b[2;5r\x1b[3;5H\r");
+    assert_eq!(cursor(&e), (3, 3));
+    e.advance(b"\x08\x1b[9D");
+    assert_eq!(cursor(&e), (3, 3));
+    e.advance(b"\x1b[99C");
+    assert_eq!(cursor(&e), (3, 7));
+    e.advance(b"\r\t\t");
+    assert_eq!(cursor(&e), (3, 7));
+    e.advance(b"\x1b[99A");
+    assert_eq!(cursor(&e), (2, 7));
+    e.advance(b"\x1b[99B");
+    assert_eq!(cursor(&e), (5, 7));
+    e.advance(b"\x1b[6;1H\x1b[9A");
+    assert_eq!(
+        cursor(&e),
+        (2, 1),
+        "from below the region: stops at its top"
+    );
+}
+
+#[test]
+fn line_and_character_edits_stay_between_the_margins() {
+    // IL, DL, SU, SD, ICH and DCH with margins 2;4 and region 2;4 move only that rectangle.
+    let edits: [(&[u8], [&str; 5]); 6] = [
+        (
+            b"\x1b[2;3H\x1b[L",
+            ["abcde", "f...j", "kghio", "plmnt", "uvwxy"],
+        ),
+        (
+            b"\x1b[2;3H\x1b[M",
+            ["abcde", "flmnj", "kqrso", "p...t", "uvwxy"],
+        ),
+        (b"\x1b[S", ["abcde", "flmnj", "kqrso", "p...t", "uvwxy"]),
+        (b"\x1b[T", ["abcde", "f...j", "kghio", "plmnt", "uvwxy"]),
+        (
+            b"\x1b[3;2H\x1b[@",
+            ["abcde", "fghij", "k.lmo", "pqrst", "uvwxy"],
+        ),
+        (
+            b"\x1b[3;2H\x1b[P",
+            ["abcde", "fghij", "kmn.o", "pqrst", "uvwxy"],
+        ),
+    ];
+    for (edit, want) in edits {
+        let mut e = fed(5, 5, LETTERS);
+        e.advance(b"\x1b[2;4r\x1b[?69h\x1b[2;4s");
+        e.advance(edit);
+        assert_eq!(grid(&e, 0..5, 5), want, "{edit:?}");
+    }
+    // Outside the margins they do nothing.
+    let mut e = fed(5, 5, LETTERS);
+    e.advance(b"\x1b[2;4r\x1b[?69h\x1b[2;4s\x1b[3;5H\x1b[P\x1b[L");
+    assert_eq!(
+        grid(&e, 0..5, 5),
+        ["abcde", "fghij", "klmno", "pqrst", "uvwxy"]
+    );
+}
+
+#[test]
+fn index_and_reverse_index_scroll_between_the_margins_only_from_inside() {
+    let mut e = fed(5, 5, LETTERS);
+    e.advance(b"\x1b[2;4r\x1b[?69h\x1b[2;4s\x1b[4;3H\x1bD");
+    assert_eq!(grid(&e, 1..4, 5), ["flmnj", "kqrso", "p...t"]);
+    e.advance(b"\x1b[2;3H\x1bM");
+    assert_eq!(grid(&e, 1..4, 5), ["f...j", "klmno", "pqrst"]);
+    // From a column outside the margins nothing scrolls.
+    e.advance(b"\x1b[4;5H\x1bD\n");
+    assert_eq!(grid(&e, 1..4, 5), ["f...j", "klmno", "pqrst"]);
+    assert_eq!(cursor(&e), (4, 5));
+}
+
+#[test]
+fn origin_mode_counts_from_the_margins_and_cpr_reports_so() {
+    // DECOM: CUP is relative to the region's top and the left margin and kept inside them;
+    // CPR and DECXCPR report origin-relative positions (DEC STD 070).
+    let mut e = fed(10, 8, b"\x1b[3;6r\x1b[?69h\x1b[4;8s\x1b[?6h\x1b[2;3HX");
+    assert_eq!(reply(&mut e, b"\x1b[6n"), "\x1b[2;4R");
+    assert_eq!(reply(&mut e, b"\x1b[?6n"), "\x1b[?2;4R");
+    e.advance(b"\x1b[99;99H");
+    assert_eq!(reply(&mut e, b"\x1b[6n"), "\x1b[4;5R");
+    e.advance(b"\x1b[?6l");
+    assert_eq!(row(&e, 4, 10), ".....X....");
+}
+
+#[test]
+fn dec_status_reports() {
+    // DECDSR (`CSI ? Ps n`): printer 15 → no printer, UDK 25 → locked, keyboard 26 → North
+    // American, locator 55 → none, data integrity 75 → no errors, sessions 85 → not
+    // configured; DECCKSR 63 → a DECRQCRA-style reply with the request's id.
+    let mut e = fed(10, 2, b"");
+    for (query, answer) in [
+        (&b"\x1b[?15n"[..], "\x1b[?13n"),
+        (b"\x1b[?25n", "\x1b[?21n"),
+        (b"\x1b[?26n", "\x1b[?27;1n"),
+        (b"\x1b[?55n", "\x1b[?50n"),
+        (b"\x1b[?75n", "\x1b[?70n"),
+        (b"\x1b[?85n", "\x1b[?83n"),
+        (b"\x1b[?63;9n", "\x1bP9!~0000\x1b\\"),
+    ] {
+        assert_eq!(reply(&mut e, query), answer, "{query:?}");
+    }
+}
+
+#[test]
+fn decrqm_answers_for_modes_it_does_not_support() {
+    // ECMA-48 modes a VT terminal keeps permanently reset answer 4, unknown modes 0 ("not
+    // recognised"); DECLRMM 1 or 2 as set.
+    let mut e = fed(10, 2, b"");
+    assert_eq!(
+        reply(&mut e, b"\x1b[1$p\x1b[19$p\x1b[2$p"),
+        "\x1b[1;4$y\x1b[19;4$y\x1b[2;0$y"
+    );
+    assert_eq!(reply(&mut e, b"\x1b[?9999$p"), "\x1b[?9999;0$y");
+    assert_eq!(reply(&mut e, b"\x1b[?69h\x1b[?69$p"), "\x1b[?69;1$y");
+}
+
+#[test]
+fn decrqss_reports_region_margins_protection_and_level() {
+    let mut e = fed(10, 6, b"\x1b[2;5r\x1b[1\"q\x1b[64;1\"p");
+    assert_eq!(reply(&mut e, b"\x1bP$qr\x1b\\"), "\x1bP1$r2;5r\x1b\\");
+    assert_eq!(reply(&mut e, b"\x1bP$q\"q\x1b\\"), "\x1bP1$r1\"q\x1b\\");
+    assert_eq!(reply(&mut e, b"\x1bP$q\"p\x1b\\"), "\x1bP1$r64;1\"p\x1b\\");
+}
+
+#[test]
+fn window_reports_and_the_title_stack() {
+    // xterm's window operations: 11 state, 13 position, 19 screen size, 20/21 icon label and
+    // title; 22/23 push and pop both (0), the icon label (1) or the title (2).
+    let mut e = fed(12, 4, b"\x1b]0;both\x07");
+    assert_eq!(reply(&mut e, b"\x1b[11t"), "\x1b[1t");
+    assert_eq!(reply(&mut e, b"\x1b[19t"), "\x1b[9;4;12t");
+    assert_eq!(
+        reply(&mut e, b"\x1b[20t\x1b[21t"),
+        "\x1b]Lboth\x1b\\\x1b]lboth\x1b\\"
+    );
+    e.advance(b"\x1b[22;0t\x1b]1;icon\x07\x1b]2;title\x07\x1b[23;1t");
+    assert_eq!(
+        reply(&mut e, b"\x1b[20t\x1b[21t"),
+        "\x1b]Lboth\x1b\\\x1b]ltitle\x1b\\"
+    );
+    // The entry is gone: popping the title now does nothing.
+    e.advance(b"\x1b[23;2t");
+    assert_eq!(e.title(), Some("title"));
+}
+
+#[test]
+fn reverse_wraparound_backs_up_to_the_row_above() {
+    // xterm's mode 45 with autowrap: BS at the left edge goes to the right edge of the row
+    // above (from the region's top to its bottom); a pending wrap is only cancelled.
+    let e = fed(10, 4, b"\x1b[?45h\x1b[3;1H\x08");
+    assert_eq!(cursor(&e), (2, 10));
+    let e = fed(10, 4, b"\x1b[?45h\x1b[2;3r\x1b[2;1H\x08");
+    assert_eq!(cursor(&e), (3, 10));
+    let e = fed(10, 4, b"\x1b[?45h\x1b[1;9Hab\x08X");
+    assert_eq!(row(&e, 1, 10), "........aX");
+    let e = fed(10, 4, b"\x1b[?45h\x1b[?7l\x1b[3;1H\x08");
+    assert_eq!(cursor(&e), (3, 1), "not without autowrap");
+}
+
+#[test]
+fn lnm_makes_every_line_feed_a_new_line() {
+    let e = fed(10, 4, b"\x1b[20habc\ndef");
+    assert_eq!(grid(&e, 0..2, 4), ["abc.", "def."]);
+}
+
+#[test]
+fn decaln_resets_the_margins_and_homes_the_cursor() {
+    let mut e = fed(4, 3, b"\x1b[2;3r\x1b[?69h\x1b[2;3s\x1b[3;3H\x1b#8");
+    assert_eq!(cursor(&e), (1, 1));
+    assert_eq!(grid(&e, 0..3, 4), ["EEEE", "EEEE", "EEEE"]);
+    assert_eq!(reply(&mut e, b"\x1bP$qr\x1b\\"), "\x1bP1$r1;3r\x1b\\");
+}
+
+#[test]
+fn decrc_restores_origin_mode_as_it_was_saved() {
+    // DECSC saves origin mode with the cursor (DEC STD 070).
+    let mut e = fed(10, 6, b"\x1b[3;5r\x1b7\x1b[?6h\x1b8");
+    assert_eq!(reply(&mut e, b"\x1b[?6$p"), "\x1b[?6;2$y");
+}
+
+#[test]
+fn ed_1_on_the_second_row_erases_the_first() {
+    // ED 1 erases from the screen's start to the cursor, whatever row the cursor is on.
+    let e = fed(5, 3, b"abcde\r\nfghij\r\nklmno\x1b[2;3H\x1b[1J");
+    assert_eq!(grid(&e, 0..3, 5), [".....", "...ij", "klmno"]);
+}

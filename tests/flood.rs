@@ -160,8 +160,14 @@ fn sequences_in_the_flood_still_act_and_are_answered() {
 }
 
 #[test]
-fn nothing_is_skipped_on_the_alternate_screen_in_a_scroll_region_or_in_an_open_frame() {
-    for setup in [&b"\x1b[?1049h"[..], b"\x1b[1;20r", b"\x1b[?2026h"] {
+fn nothing_is_skipped_on_the_alternate_screen_in_margins_or_in_an_open_frame() {
+    for setup in [
+        &b"\x1b[?1049h"[..],    // the alternate screen
+        b"\x1b[1;20r",          // a scroll region
+        b"\x1b[?69h\x1b[5;60s", // left and right margins
+        b"\x1b[?7h\x1b[?45h",   // reverse wraparound
+        b"\x1b[?2026h",         // a synchronized frame
+    ] {
         let mut bytes = setup.to_vec();
         bytes.extend_from_slice(&flood(0..8_000));
         let mut em = Emulator::with_scrollback(80, 24, 100);

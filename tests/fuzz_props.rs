@@ -395,6 +395,30 @@ fn terminal_regressions() -> Vec<(&'static str, TerminalCase)> {
             "wide-cell-after-erase-of-its-continuation",
             TerminalCase::feed(4, 1, 0, "中\x1b[2G\x1b[X".as_bytes()),
         ),
+        // Found here: in insert mode (IRM) typing shifts the row right, and a wide character
+        // pushed against the right edge lost its continuation cell off the edge.
+        (
+            "wide-cell-after-insert-mode-pushes-it-off-the-edge",
+            TerminalCase::feed(
+                21,
+                1,
+                0,
+                "   \u{a0}    中\x1b[4h\x1b[?6h\x1b[5;10Haa".as_bytes(),
+            ),
+        ),
+        (
+            "wide-cell-after-insert-mode-then-a-resize",
+            TerminalCase {
+                cols: 3,
+                rows: 490,
+                render: 0,
+                steps: vec![
+                    feed("\x1b[4h中  \x7f\x1b[2T中中"),
+                    TerminalStep::Resize(2, 1),
+                    TerminalStep::Snapshot,
+                ],
+            },
+        ),
     ]
 }
 
@@ -605,6 +629,32 @@ const FRAGMENTS: &[&str] = &[
     "\x1b[<u",
     "\x1b[?1h\x1b=",
     "\x1b[?2004h",
+    "\x1b[?69h",
+    "\x1b[?69l",
+    "\x1b[3;7s",
+    "\x1b[2;5s",
+    "\x1b[!p",
+    "\x1b[1\"q",
+    "\x1b[0\"q",
+    "\x1b[?2J",
+    "\x1b[?1K",
+    "\x1bV",
+    "\x1bW",
+    "\x1b[88;2;2;4;6$x",
+    "\x1b[1;1;3;3$z",
+    "\x1b[2;2;3;9${",
+    "\x1b[1;1;2;5;1;3;2;1$v",
+    "\x1b[2'}",
+    "\x1b[2'~",
+    "\x1b6",
+    "\x1b9",
+    "\x1b[?45h",
+    "\x1b[?1048h",
+    "\x1b[?1048l",
+    "\x1b[?6n",
+    "\x1b[22;0t\x1b[23;1t\x1b[20t",
+    "\x1b[20h",
+    "\x1b[3I",
     "\x1b[",
     "\x1b]",
     "\x1bP",

@@ -47,11 +47,24 @@ use alacritty_terminal::vte::ansi::{
 use unicode_width::UnicodeWidthChar;
 
 use super::cluster;
+use super::dec::{self, DecState, DECLRMM, PROTECTED};
 use super::scrollback::Scrollback;
 
 /// What a double-width character becomes where it cannot fit (a 1-column terminal): U+FFFD
 /// REPLACEMENT CHARACTER, one cell wide.
 pub const WIDE_IN_ONE_COLUMN: char = '\u{fffd}';
+
+/// DEC private mode 66, DECNKM: the numeric keypad in application mode (as DECKPAM).
+const DECNKM: u16 = 66;
+
+/// xterm's private mode 45, reverse wraparound.
+const REVERSE_WRAP: u16 = 45;
+
+/// xterm's private mode 1045, extended reverse wraparound (taken as mode 45 here).
+const REVERSE_WRAP_EXTENDED: u16 = 1045;
+
+/// xterm's private mode 1048: set saves the cursor (as DECSC), reset restores it.
+const SAVE_CURSOR: u16 = 1048;
 
 /// The largest terminal the emulator makes, in columns and in rows (the contract's 1–500).
 pub const MAX_SIZE: usize = 500;
@@ -74,6 +87,8 @@ pub(super) struct Guarded<'a, T> {
     pub width: &'a mut WidthPolicy,
     /// Where answers to queries alacritty does not know go, in order with its own.
     pub listener: &'a T,
+    /// The DEC functions done in our layer ([`super::dec`]): margins, protection.
+    pub dec: &'a mut DecState,
 }
 
 /// The width policy in effect: DEC private mode 2027 (see [`cluster`]).
@@ -141,7 +156,44 @@ impl<T: EventListener> Guarded<'_, T> {
         if self.width.graphemes && !c.is_ascii() && self.join(c) {
             return;
         }
-        self.write(c)
+        match self.dec.margins.clone() {
+            Some(m) if self.term.grid().cursor.point.column.0 < m.end => {
+                self.write_in_margins(c, m)
+            }
+            _ => self.write(c),
+        }
+    }
+
+    /// Writes `c` with left and right margins acting and the cursor left of the right
+    /// margin (xterm): the line wraps at the right margin to the left margin of the next row
+    /// (scrolling only the text between the margins at the scroll region's bottom), and
+    /// insert mode moves only the cells up to the right margin.
+    fn write_in_margins(&mut self, c: char, m: Range<usize>) {
+        let line_wrap = self.term.mode().contains(TermMode::LINE_WRAP);
+        if self.term.grid().cursor.input_needs_wrap {
+            if line_wrap {
+                self.margin_feed(m.clone());
+                self.term.grid_mut().cursor.point.column = Column(m.start);
+            }
+            self.term.grid_mut().cursor.input_needs_wrap = false;
+        }
+        let width = c.width().unwrap_or(1).max(1);
+        let insert = self.term.mode().contains(TermMode::INSERT);
+        if insert {
+            let point = self.term.grid().cursor.point;
+            let line = point.line.0.max(0) as usize;
+            dec::shift_row(self.term, line, point.column.0..m.end, width, true);
+            Handler::unset_mode(&mut *self.term, Mode::Named(NamedMode::Insert));
+        }
+        self.write(c);
+        if insert {
+            Handler::set_mode(&mut *self.term, Mode::Named(NamedMode::Insert));
+        }
+        let cursor = &mut self.term.grid_mut().cursor;
+        if cursor.point.column.0 >= m.end {
+            cursor.point.column = Column(m.end - 1);
+            cursor.input_needs_wrap = true;
+        }
     }
 
     /// [`Handler::input`] with every guard: a double-width character in one column, a spacer
@@ -187,7 +239,37 @@ impl<T: EventListener> Guarded<'_, T> {
                 self.keep_top(1, how);
             }
         }
+        if self.term.mode().contains(TermMode::INSERT) && width.is_some_and(|w| w > 0) {
+            return self.insert_wide_safely(c, width.unwrap_or(1));
+        }
         Handler::input(&mut *self.term, c)
+    }
+
+    /// [`Handler::input`] in insert mode (IRM) on a row holding double-width characters:
+    /// alacritty rotates the row right and writes over the cells that come round from its
+    /// end, so a double-width character pushed against the right edge keeps its first half
+    /// without its spacer (found by the fuzz tests), and a spacer that comes round clears the
+    /// character before the cursor. Here the cells from the end are blanked before the write,
+    /// and a pair the shift split is erased whole, as xterm does. Rows without double-width
+    /// characters take alacritty's path unchanged.
+    #[inline(never)]
+    fn insert_wide_safely(&mut self, c: char, width: usize) {
+        let cols = self.term.columns();
+        let point = self.term.grid().cursor.point;
+        let half = Flags::WIDE_CHAR | Flags::WIDE_CHAR_SPACER | Flags::LEADING_WIDE_CHAR_SPACER;
+        let row = &self.term.grid()[point.line];
+        let wide =
+            (point.column.0.saturating_sub(1)..cols).any(|c| row[Column(c)].flags.intersects(half));
+        if !wide || self.term.grid().cursor.input_needs_wrap || point.column.0 + width >= cols {
+            return Handler::input(&mut *self.term, c);
+        }
+        let line = point.line.0.max(0) as usize;
+        dec::shift_row(self.term, line, point.column.0..cols, width, true);
+        let insert = Mode::Named(NamedMode::Insert);
+        Handler::unset_mode(&mut *self.term, insert);
+        Handler::input(&mut *self.term, c);
+        Handler::set_mode(&mut *self.term, insert);
+        repair_row(self.term, point.line);
     }
 
     /// The cell holding the cluster before the cursor, where alacritty puts a zero-width
@@ -326,6 +408,73 @@ impl<T: EventListener> Guarded<'_, T> {
         cursor.input_needs_wrap = false;
     }
 
+    /// After a tab from column `before`: a tab that started left of the right margin stops
+    /// at it (xterm, DEC; no wrap).
+    fn tab_stops_at_margin(&mut self, before: usize) {
+        if let Some(m) = self.dec.margins.clone() {
+            let cursor = &mut self.term.grid_mut().cursor;
+            if before < m.end && cursor.point.column.0 >= m.end {
+                cursor.point.column = Column(m.end - 1);
+            }
+        }
+    }
+
+    /// The cursor's row, 0-based.
+    fn cursor_line(&self) -> usize {
+        self.term.grid().cursor.point.line.0.max(0) as usize
+    }
+
+    /// Whether BS and CUB wrap back to the row above: reverse wraparound with autowrap.
+    fn reverse_wraps(&self) -> bool {
+        self.dec.reverse_wrap && self.term.mode().contains(TermMode::LINE_WRAP)
+    }
+
+    /// In origin mode, puts the cursor in column `col` counted from the left margin and kept
+    /// inside the margins; else in column `col` of the screen.
+    fn origin_column(&mut self, col: usize) {
+        let cols = self.term.columns();
+        let m = if self.term.mode().contains(TermMode::ORIGIN) {
+            self.dec.horizontal(cols)
+        } else {
+            0..cols
+        };
+        let cursor = &mut self.term.grid_mut().cursor;
+        cursor.point.column = Column(m.start.saturating_add(col).min(m.end - 1));
+    }
+
+    /// IL (`insert`) or DL of `n` lines at the cursor with left and right margins: the text
+    /// between the margins from the cursor's row to the scroll region's bottom moves, when
+    /// the cursor is inside the region and the margins; the cursor goes to the left margin.
+    fn margin_lines(&mut self, n: usize, insert: bool) {
+        let Some(m) = self.dec.margins.clone() else {
+            return;
+        };
+        let point = self.term.grid().cursor.point;
+        if !self.region.contains(&point.line.0) || !m.contains(&point.column.0) {
+            return;
+        }
+        let rows = point.line.0 as usize..self.region.end as usize;
+        self.scroll_rect(rows, m.clone(), n, !insert);
+        let cursor = &mut self.term.grid_mut().cursor;
+        cursor.point.column = Column(m.start);
+        cursor.input_needs_wrap = false;
+    }
+
+    /// ICH (`insert`) or DCH of `n` cells at the cursor with left and right margins: only the
+    /// cells up to the right margin move, when the cursor is between the margins.
+    fn margin_chars(&mut self, n: usize, insert: bool) {
+        let Some(m) = self.dec.margins.clone() else {
+            return;
+        };
+        let point = self.term.grid().cursor.point;
+        if !m.contains(&point.column.0) {
+            return;
+        }
+        let line = point.line.0.max(0) as usize;
+        dec::shift_row(self.term, line, point.column.0..m.end, n, insert);
+        repair_wide_pairs(self.term);
+    }
+
     /// DECCOLM (`CSI ? 3 h/l`), which alacritty takes as DECSTBM(1, last line): the region
     /// becomes the whole screen, unless that has one line (then it is left as it is).
     fn deccolm(&mut self, mode: PrivateMode) {
@@ -401,20 +550,39 @@ macro_rules! forward {
 }
 
 impl<T: EventListener> Handler for Guarded<'_, T> {
-    /// ICH (`CSI Ps @`), then the cursor's row repaired ([`repair_wide_pairs`]).
+    /// ICH (`CSI Ps @`), then the cursor's row repaired ([`repair_wide_pairs`]). Between
+    /// left and right margins only the cells up to the right margin move (nothing when the
+    /// cursor is outside them).
     fn insert_blank(&mut self, count: usize) {
+        if self.dec.margins.is_some() {
+            return self.margin_chars(count, true);
+        }
         Handler::insert_blank(&mut *self.term, count);
         repair_wide_pairs(self.term);
     }
 
-    /// ECH (`CSI Ps X`), then the cursor's row repaired ([`repair_wide_pairs`]).
+    /// ECH (`CSI Ps X`), then the cursor's row repaired ([`repair_wide_pairs`]); ISO
+    /// protected characters are spared.
     fn erase_chars(&mut self, count: usize) {
-        Handler::erase_chars(&mut *self.term, count);
+        let line = self.cursor_line();
+        self.sparing_protected(line..line + 1, |g| {
+            Handler::erase_chars(&mut *g.term, count)
+        });
         repair_wide_pairs(self.term);
     }
 
-    /// DCH (`CSI Ps P`), then the cursor's row repaired ([`repair_wide_pairs`]).
+    /// EL (`CSI Ps K`); ISO protected characters are spared.
+    fn clear_line(&mut self, mode: LineClearMode) {
+        let line = self.cursor_line();
+        self.sparing_protected(line..line + 1, |g| Handler::clear_line(&mut *g.term, mode));
+    }
+
+    /// DCH (`CSI Ps P`), then the cursor's row repaired ([`repair_wide_pairs`]); with left
+    /// and right margins as ICH.
     fn delete_chars(&mut self, count: usize) {
+        if self.dec.margins.is_some() {
+            return self.margin_chars(count, false);
+        }
         Handler::delete_chars(&mut *self.term, count);
         repair_wide_pairs(self.term);
     }
@@ -422,7 +590,12 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
     #[inline]
     fn input(&mut self, c: char) {
         let cursor = &self.term.grid().cursor;
-        if (' '..='~').contains(&c) && !cursor.input_needs_wrap && cursor.point.line.0 != 0 {
+        if (' '..='~').contains(&c)
+            && !cursor.input_needs_wrap
+            && cursor.point.line.0 != 0
+            && self.dec.margins.is_none()
+            && !self.term.mode().contains(TermMode::INSERT)
+        {
             // The common case, kept small enough to inline: one printable ASCII character
             // written below the top row without wrapping, which touches no stored row.
             return Handler::input(&mut *self.term, c);
@@ -432,6 +605,11 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
 
     #[inline]
     fn put_tab(&mut self, count: u16) {
+        if self.dec.margins.is_some() {
+            let before = self.term.grid().cursor.point.column.0;
+            Handler::put_tab(&mut *self.term, count);
+            return self.tab_stops_at_margin(before);
+        }
         if self.term.grid().cursor.input_needs_wrap
             && self.term.mode().contains(TermMode::LINE_WRAP)
             && self.feed_scrolls()
@@ -443,14 +621,28 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
 
     #[inline]
     fn linefeed(&mut self) {
+        if let Some(m) = self.dec.margins.clone() {
+            self.margin_feed(m);
+            if self.term.mode().contains(TermMode::LINE_FEED_NEW_LINE) {
+                self.carriage_return();
+            }
+            return;
+        }
         if self.feed_scrolls() {
             self.keep_top(1, CursorRow::AsIs);
         }
-        Handler::linefeed(&mut *self.term)
+        Handler::linefeed(&mut *self.term);
+        if self.term.mode().contains(TermMode::LINE_FEED_NEW_LINE) {
+            // LNM: a line feed is a new line (alacritty applies it only to its `newline`).
+            self.carriage_return();
+        }
     }
 
     #[inline]
     fn newline(&mut self) {
+        if self.dec.margins.is_some() {
+            return self.linefeed();
+        }
         if self.feed_scrolls() {
             self.keep_top(1, CursorRow::AsIs);
         }
@@ -458,6 +650,10 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
     }
 
     fn scroll_up(&mut self, lines: usize) {
+        if let Some(m) = self.dec.margins.clone() {
+            let rows = self.region.start.max(0) as usize..self.region.end.max(0) as usize;
+            return self.scroll_rect(rows, m, lines, true);
+        }
         if self.primary() && self.region.start == 0 {
             self.keep_top(lines.min(self.region_height()), CursorRow::AsIs);
         }
@@ -465,6 +661,9 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
     }
 
     fn delete_lines(&mut self, lines: usize) {
+        if self.dec.margins.is_some() {
+            return self.margin_lines(lines, false);
+        }
         let origin = self.term.grid().cursor.point.line.0;
         let lines = lines.min(
             self.term
@@ -486,7 +685,22 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
             ClearMode::Saved if self.primary() => self.scrollback.clear(),
             _ => {}
         }
-        Handler::clear_screen(&mut *self.term, mode)
+        let rows = self.term.screen_lines();
+        let above = matches!(mode, ClearMode::Above);
+        self.sparing_protected(0..rows, |g| {
+            Handler::clear_screen(&mut *g.term, mode);
+            if above && g.term.grid().cursor.point.line.0 == 1 {
+                // alacritty clears the rows above the cursor only from the third row down
+                // (`cursor.line > 1`): on the second row, the first is erased here.
+                let bg = g.term.grid().cursor.template.bg;
+                for cell in &mut g.term.grid_mut()[Line(0)][..] {
+                    *cell = Cell {
+                        bg,
+                        ..Cell::default()
+                    };
+                }
+            }
+        })
     }
 
     fn reset_state(&mut self) {
@@ -499,6 +713,84 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
         self.scrollback.clear();
         *self.region = 0..self.term.screen_lines() as i32;
         self.width.graphemes = self.width.default;
+        *self.dec = DecState::default();
+    }
+
+    /// SCOSC (`CSI s`, `ESC 7` is DECSC), or DECSLRM when this is a `CSI Pl ; Pr s` while
+    /// DECLRMM is set (xterm): the margins become columns `Pl..=Pr` (1-based; 0 or absent
+    /// the screen's edge; ignored unless `Pl < Pr`), and the cursor goes home.
+    fn save_cursor_position(&mut self) {
+        match self.dec.pending_slrm.take() {
+            Some(params) if self.dec.lrmm => {
+                let cols = self.term.columns();
+                let at = |i: usize, default: usize| match params.get(i) {
+                    Some(&v) if v != 0 => (v as usize).min(cols),
+                    _ => default,
+                };
+                let (left, right) = (at(0, 1), at(1, cols));
+                if left < right {
+                    self.dec.margins = (left > 1 || right < cols).then_some(left - 1..right);
+                    Handler::goto(&mut *self.term, 0, 0);
+                    self.home_in_margins();
+                }
+            }
+            _ => {
+                self.dec.saved_origin = self.term.mode().contains(TermMode::ORIGIN);
+                Handler::save_cursor_position(&mut *self.term)
+            }
+        }
+    }
+
+    /// DECRC (`ESC 8`) and SCORC (`CSI u`): the saved cursor, and origin mode as it was
+    /// when the cursor was saved (DEC STD 070; alacritty does not save the mode).
+    fn restore_cursor_position(&mut self) {
+        let origin = PrivateMode::Named(NamedPrivateMode::Origin);
+        if self.dec.saved_origin {
+            Handler::set_private_mode(&mut *self.term, origin);
+        } else {
+            Handler::unset_private_mode(&mut *self.term, origin);
+        }
+        Handler::restore_cursor_position(&mut *self.term)
+    }
+
+    /// DECALN (`ESC # 8`): the screen filled with `E`, and (xterm, DEC STD 070) the scroll
+    /// region and the left and right margins reset, the cursor home.
+    fn decaln(&mut self) {
+        Handler::decaln(&mut *self.term);
+        self.dec.margins = None;
+        *self.region = 0..self.term.screen_lines() as i32;
+        Handler::set_scrolling_region(&mut *self.term, 1, None);
+        Handler::goto(&mut *self.term, 0, 0);
+    }
+
+    /// CHT (`CSI Pn I`): as HT, `count` times.
+    fn move_forward_tabs(&mut self, count: u16) {
+        let before = self.term.grid().cursor.point.column.0;
+        Handler::move_forward_tabs(&mut *self.term, count);
+        self.tab_stops_at_margin(before);
+    }
+
+    /// SGR, keeping DECSCA's protection in the cursor's template (SGR 0 does not end it).
+    fn terminal_attribute(&mut self, attr: Attr) {
+        let protect = self.term.grid().cursor.template.flags.contains(PROTECTED);
+        Handler::terminal_attribute(&mut *self.term, attr);
+        if protect {
+            self.term.grid_mut().cursor.template.flags.insert(PROTECTED);
+        }
+    }
+
+    /// DECRQM for an ANSI mode: IRM and LNM by alacritty; the modes ECMA-48 defines that a
+    /// VT terminal keeps permanently reset (GATM 1, SRTM 5, VEM 7, HEM 10, PUM 11, FEAM 13,
+    /// FETM 14, MATM 15, TTM 16, SATM 17, TSM 18, EBM 19) answer 4 ("permanently reset");
+    /// any other 0 ("not recognised").
+    fn report_mode(&mut self, mode: Mode) {
+        let raw = mode.raw();
+        if matches!(raw, 1 | 5 | 7 | 10 | 11 | 13..=19) {
+            let reply = format!("\x1b[{raw};4$y");
+            self.listener.send_event(Event::PtyWrite(reply));
+        } else {
+            Handler::report_mode(&mut *self.term, mode)
+        }
     }
 
     fn set_scrolling_region(&mut self, top: usize, bottom: Option<usize>) {
@@ -514,6 +806,22 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
 
     fn set_private_mode(&mut self, mode: PrivateMode) {
         self.deccolm(mode);
+        match mode {
+            PrivateMode::Unknown(DECLRMM) => self.dec.lrmm = true,
+            PrivateMode::Unknown(DECNKM) => Handler::set_keypad_application_mode(&mut *self.term),
+            PrivateMode::Unknown(REVERSE_WRAP | REVERSE_WRAP_EXTENDED) => {
+                self.dec.reverse_wrap = true
+            }
+            PrivateMode::Unknown(SAVE_CURSOR) => {
+                self.dec.saved_origin = self.term.mode().contains(TermMode::ORIGIN);
+                Handler::save_cursor_position(&mut *self.term)
+            }
+            PrivateMode::Named(NamedPrivateMode::Origin) => {
+                Handler::set_private_mode(&mut *self.term, mode);
+                return self.home_in_margins();
+            }
+            _ => {}
+        }
         if mode == PrivateMode::Unknown(cluster::MODE) {
             self.width.graphemes = true;
         }
@@ -529,6 +837,18 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
 
     fn unset_private_mode(&mut self, mode: PrivateMode) {
         self.deccolm(mode);
+        match mode {
+            PrivateMode::Unknown(DECLRMM) => {
+                self.dec.lrmm = false;
+                self.dec.margins = None;
+            }
+            PrivateMode::Unknown(DECNKM) => Handler::unset_keypad_application_mode(&mut *self.term),
+            PrivateMode::Unknown(SAVE_CURSOR) => self.restore_cursor_position(),
+            PrivateMode::Unknown(REVERSE_WRAP | REVERSE_WRAP_EXTENDED) => {
+                self.dec.reverse_wrap = false
+            }
+            _ => {}
+        }
         if mode == PrivateMode::Unknown(cluster::MODE) {
             self.width.graphemes = false;
         }
@@ -550,44 +870,226 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
                 self.listener.send_event(Event::PtyWrite(reply));
             }
             PrivateMode::Named(NamedPrivateMode::SyncUpdate) => {}
+            PrivateMode::Unknown(
+                m @ (DECLRMM | DECNKM | REVERSE_WRAP | REVERSE_WRAP_EXTENDED | SAVE_CURSOR),
+            ) => {
+                let set = match m {
+                    DECLRMM => self.dec.lrmm,
+                    DECNKM => self.term.mode().contains(TermMode::APP_KEYPAD),
+                    SAVE_CURSOR => false,
+                    _ => self.dec.reverse_wrap,
+                };
+                let reply = format!("\x1b[?{m};{}$y", if set { 1 } else { 2 });
+                self.listener.send_event(Event::PtyWrite(reply));
+            }
             _ => Handler::report_private_mode(&mut *self.term, mode),
         }
+    }
+
+    /// CUP and HVP: in origin mode relative to the scroll region's top and the left margin,
+    /// and kept inside them (alacritty keeps the rows; the columns are ours).
+    fn goto(&mut self, line: i32, col: usize) {
+        Handler::goto(&mut *self.term, line, col);
+        self.origin_column(col);
+    }
+
+    /// VPA (`CSI Pn d`): the row, the column kept.
+    fn goto_line(&mut self, line: i32) {
+        let col = self.term.grid().cursor.point.column;
+        Handler::goto(&mut *self.term, line, 0);
+        self.term.grid_mut().cursor.point.column = col;
+    }
+
+    /// CHA and HPA: the column, in origin mode relative to the left margin.
+    fn goto_col(&mut self, col: usize) {
+        let line = self.term.grid().cursor.point.line;
+        let cursor = &mut self.term.grid_mut().cursor;
+        cursor.input_needs_wrap = false;
+        cursor.point.line = line;
+        self.origin_column(col);
+    }
+
+    /// CUU (`CSI Pn A`): up `lines` rows, stopping at the scroll region's top when the cursor
+    /// starts inside it (else at the screen's top). Origin mode does not move it further.
+    fn move_up(&mut self, lines: usize) {
+        let line = self.term.grid().cursor.point.line.0;
+        let top = if line >= self.region.start {
+            self.region.start
+        } else {
+            0
+        };
+        let cursor = &mut self.term.grid_mut().cursor;
+        cursor.point.line = Line((line - lines.min(i32::MAX as usize) as i32).max(top));
+        cursor.input_needs_wrap = false;
+    }
+
+    /// CUD and VPR (`CSI Pn B`, `CSI Pn e`): down `lines` rows, stopping at the scroll
+    /// region's bottom when the cursor starts inside it (else at the screen's bottom).
+    fn move_down(&mut self, lines: usize) {
+        let line = self.term.grid().cursor.point.line.0;
+        let bottom = if line < self.region.end {
+            self.region.end - 1
+        } else {
+            self.term.screen_lines() as i32 - 1
+        };
+        let cursor = &mut self.term.grid_mut().cursor;
+        cursor.point.line = Line(
+            line.saturating_add(lines.min(i32::MAX as usize) as i32)
+                .min(bottom),
+        );
+        cursor.input_needs_wrap = false;
+    }
+
+    /// CNL (`CSI Pn E`): CUD, then CR.
+    fn move_down_and_cr(&mut self, lines: usize) {
+        self.move_down(lines);
+        self.carriage_return();
+    }
+
+    /// CPL (`CSI Pn F`): CUU, then CR.
+    fn move_up_and_cr(&mut self, lines: usize) {
+        self.move_up(lines);
+        self.carriage_return();
+    }
+
+    /// CUF and HPR: right `cols` columns, stopping at the right margin when the cursor
+    /// starts left of it (else at the screen's edge).
+    fn move_forward(&mut self, cols: usize) {
+        let last = self.term.columns() - 1;
+        let col = self.term.grid().cursor.point.column.0.min(last);
+        let stop = match &self.dec.margins {
+            Some(m) if col < m.end => m.end - 1,
+            _ => last,
+        };
+        let cursor = &mut self.term.grid_mut().cursor;
+        cursor.point.column = Column(col.saturating_add(cols).min(stop));
+        cursor.input_needs_wrap = false;
+    }
+
+    /// CUB (`CSI Pn D`): left `cols` columns, stopping at the left margin when the cursor
+    /// starts right of it (else at the screen's edge); with reverse wraparound and autowrap,
+    /// `cols` backspaces.
+    fn move_backward(&mut self, cols: usize) {
+        if self.reverse_wraps() {
+            let most = self.term.columns() * self.term.screen_lines();
+            for _ in 0..cols.min(most) {
+                self.backspace();
+            }
+            return;
+        }
+        let last = self.term.columns() - 1;
+        let col = self.term.grid().cursor.point.column.0.min(last);
+        let stop = match &self.dec.margins {
+            Some(m) if col >= m.start => m.start,
+            _ => 0,
+        };
+        let cursor = &mut self.term.grid_mut().cursor;
+        cursor.point.column = Column(col.saturating_sub(cols).max(stop));
+        cursor.input_needs_wrap = false;
+    }
+
+    /// BS: one column left, not past the left margin (when the cursor is at it) nor the
+    /// screen's edge. With reverse wraparound (modes 45, 1045) and autowrap, as xterm before
+    /// patch 383 does it: a pending wrap is only cancelled, and at the left edge the cursor
+    /// goes to the right margin of the row above (from the scroll region's top to its
+    /// bottom, from the screen's top to its bottom).
+    fn backspace(&mut self) {
+        if !self.reverse_wraps() {
+            return self.move_backward(1);
+        }
+        let (rows, cols) = (self.term.screen_lines() as i32, self.term.columns());
+        let cursor = &self.term.grid().cursor;
+        if cursor.input_needs_wrap {
+            self.term.grid_mut().cursor.input_needs_wrap = false;
+            return;
+        }
+        let (line, col) = (cursor.point.line.0, cursor.point.column.0.min(cols - 1));
+        let (left, right) = match &self.dec.margins {
+            Some(m) if col >= m.start => (m.start, m.end - 1),
+            Some(m) => (0, m.end - 1),
+            None => (0, cols - 1),
+        };
+        let cursor = &mut self.term.grid_mut().cursor;
+        if col > left {
+            cursor.point.column = Column(col - 1);
+            return;
+        }
+        cursor.point.line = Line(if line == self.region.start {
+            self.region.end - 1
+        } else if line == 0 {
+            rows - 1
+        } else {
+            line - 1
+        });
+        cursor.point.column = Column(right);
+    }
+
+    /// CR: to the left margin, or to the first column when the cursor is left of the left
+    /// margin outside origin mode.
+    fn carriage_return(&mut self) {
+        let col = self.term.grid().cursor.point.column.0;
+        let to = match &self.dec.margins {
+            Some(m) if col >= m.start || self.term.mode().contains(TermMode::ORIGIN) => m.start,
+            _ => 0,
+        };
+        let cursor = &mut self.term.grid_mut().cursor;
+        cursor.point.column = Column(to);
+        cursor.input_needs_wrap = false;
+    }
+
+    /// DSR: CPR (6) in origin mode relative to the origin (xterm, DEC STD 070); the rest by
+    /// alacritty.
+    fn device_status(&mut self, arg: usize) {
+        if arg == 6 {
+            let p = self.term.grid().cursor.point;
+            let (dy, dx) = self.origin();
+            let col = p.column.0.min(self.term.columns() - 1);
+            let row = (p.line.0.max(0) as usize + 1).saturating_sub(dy).max(1);
+            let reply = format!("\x1b[{row};{}R", (col + 1).saturating_sub(dx).max(1));
+            self.listener.send_event(Event::PtyWrite(reply));
+        } else {
+            Handler::device_status(&mut *self.term, arg)
+        }
+    }
+
+    /// SD (`CSI Pn T`): with left and right margins only the text between them moves.
+    fn scroll_down(&mut self, lines: usize) {
+        if let Some(m) = self.dec.margins.clone() {
+            let rows = self.region.start.max(0) as usize..self.region.end.max(0) as usize;
+            return self.scroll_rect(rows, m, lines, false);
+        }
+        Handler::scroll_down(&mut *self.term, lines)
+    }
+
+    /// IL (`CSI Pn L`): with left and right margins only the text between them moves.
+    fn insert_blank_lines(&mut self, lines: usize) {
+        if self.dec.margins.is_some() {
+            return self.margin_lines(lines, true);
+        }
+        Handler::insert_blank_lines(&mut *self.term, lines)
+    }
+
+    /// RI (`ESC M`): with left and right margins only the text between them scrolls.
+    fn reverse_index(&mut self) {
+        if let Some(m) = self.dec.margins.clone() {
+            return self.margin_reverse_feed(m);
+        }
+        Handler::reverse_index(&mut *self.term)
     }
 
     forward! {
         fn set_title(&mut self, title: Option<String>);
         fn set_cursor_style(&mut self, style: Option<CursorStyle>);
         fn set_cursor_shape(&mut self, shape: CursorShape);
-        fn goto(&mut self, line: i32, col: usize);
-        fn goto_line(&mut self, line: i32);
-        fn goto_col(&mut self, col: usize);
-        fn move_up(&mut self, lines: usize);
-        fn move_down(&mut self, lines: usize);
         fn identify_terminal(&mut self, intermediate: Option<char>);
-        fn device_status(&mut self, arg: usize);
-        fn move_forward(&mut self, cols: usize);
-        fn move_backward(&mut self, cols: usize);
-        fn move_down_and_cr(&mut self, lines: usize);
-        fn move_up_and_cr(&mut self, lines: usize);
-        fn backspace(&mut self);
-        fn carriage_return(&mut self);
         fn bell(&mut self);
         fn substitute(&mut self);
         fn set_horizontal_tabstop(&mut self);
-        fn scroll_down(&mut self, lines: usize);
-        fn insert_blank_lines(&mut self, lines: usize);
         fn move_backward_tabs(&mut self, count: u16);
-        fn move_forward_tabs(&mut self, count: u16);
-        fn save_cursor_position(&mut self);
-        fn restore_cursor_position(&mut self);
-        fn clear_line(&mut self, mode: LineClearMode);
         fn clear_tabs(&mut self, mode: TabulationClearMode);
         fn set_tabs(&mut self, interval: u16);
-        fn reverse_index(&mut self);
-        fn terminal_attribute(&mut self, attr: Attr);
         fn set_mode(&mut self, mode: Mode);
         fn unset_mode(&mut self, mode: Mode);
-        fn report_mode(&mut self, mode: Mode);
         fn set_keypad_application_mode(&mut self);
         fn unset_keypad_application_mode(&mut self);
         fn set_active_charset(&mut self, index: CharsetIndex);
@@ -597,9 +1099,6 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
         fn reset_color(&mut self, index: usize);
         fn clipboard_store(&mut self, clipboard: u8, base64: &[u8]);
         fn clipboard_load(&mut self, clipboard: u8, terminator: &str);
-        fn decaln(&mut self);
-        fn push_title(&mut self);
-        fn pop_title(&mut self);
         fn text_area_size_pixels(&mut self);
         fn text_area_size_chars(&mut self);
         fn set_hyperlink(&mut self, link: Option<Hyperlink>);
@@ -612,6 +1111,8 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
         fn set_scp(&mut self, char_path: ScpCharPath, update_mode: ScpUpdateMode);
     }
     // `set_mouse_cursor_icon` is left to the trait's default: alacritty ignores it too.
+    // `push_title` and `pop_title` too: the emulator keeps the title stack (with the icon
+    // label, which alacritty does not know), from the sequence's parameters.
 }
 
 /// Blanks the halves of double-width characters that ICH, DCH or ECH split on the cursor's
@@ -622,6 +1123,11 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
 /// when an edit touches either half; so does this, keeping the cell's colours.
 fn repair_wide_pairs<T: EventListener>(term: &mut Term<T>) {
     let line = term.grid().cursor.point.line;
+    repair_row(term, line);
+}
+
+/// [`repair_wide_pairs`] on row `line`.
+pub(super) fn repair_row<T>(term: &mut Term<T>, line: Line) {
     let cols = term.columns();
     let row = &mut term.grid_mut()[line];
     for c in 0..cols {

@@ -3,6 +3,7 @@
 
 pub mod ansi;
 pub mod cluster;
+mod dec;
 mod emulator;
 mod flood;
 mod guard;

@@ -6,8 +6,11 @@
 //! synchronized output (`CSI ? 2026 $ p`: alacritty always answers "reset", and inside an open
 //! frame the parser holds the query back until the frame ends) and OSC 9;4
 //! progress (`ESC ] 9 ; 4 ; <0-4> [; <pct>] ST`); see shared/notes/agents.md, "In-band
-//! signals". Sequences may straddle reads: an unfinished
-//! one is carried over (at most [`MAX_CARRY`] bytes).
+//! signals"; and the DEC and xterm control functions the emulator does itself
+//! ([`Control::is_ours`], `ESC 6`, `ESC 9`, `ESC V`, `ESC W`, the icon label of OSC 0 and 1).
+//! Every control sequence is read once here (ECMA-48's shape: prefix, parameters,
+//! intermediates, final byte) and only the ones named are kept. Sequences may straddle reads:
+//! an unfinished one is carried over (at most [`MAX_CARRY`] bytes).
 
 use base64::Engine;
 
@@ -50,6 +53,63 @@ pub enum Found {
     /// An OSC 9;4 progress report: its state (0 removed, 1 normal, 2 error, 3 indeterminate,
     /// 4 paused).
     Progress(u8),
+    /// A control sequence alacritty_terminal does not act on (or acts on otherwise than
+    /// xterm), acted on by the emulator: see [`Control::is_ours`].
+    Control(Control),
+    /// DECBI (`ESC 6`, VT420 back index).
+    BackIndex,
+    /// DECFI (`ESC 9`, VT420 forward index).
+    ForwardIndex,
+    /// The icon label set by OSC 0 or OSC 1 (xterm; OSC 0 sets the window title too, which
+    /// alacritty takes).
+    IconLabel(String),
+    /// SPA (`ESC V`, ECMA-48 start of guarded area).
+    StartProtected,
+    /// EPA (`ESC W`, ECMA-48 end of guarded area).
+    EndProtected,
+}
+
+/// A control sequence (`CSI`), as ECMA-48 §5.4 shapes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Control {
+    /// The private prefix (`<`, `=`, `>` or `?`), if any.
+    pub prefix: Option<u8>,
+    /// The parameters in order (an empty one is 0; sub-parameters after `:` are dropped;
+    /// each clamped to 65 535).
+    pub params: Vec<u16>,
+    /// The intermediate byte (0x20–0x2F), if any.
+    pub intermediate: Option<u8>,
+    /// The final byte.
+    pub final_byte: u8,
+}
+
+impl Control {
+    /// Whether the emulator acts on this sequence itself (xterm's ctlseqs names each):
+    /// DECSTR `CSI ! p`, DECSCL `CSI Pl ; Pc " p`, DECDSR `CSI ? Ps n`, DECSCA `CSI Ps " q`,
+    /// DECSED `CSI ? Ps J`, DECSEL `CSI ? Ps K`, DECSLRM or SCOSC `CSI Pl ; Pr s`, the
+    /// rectangular-area operations DECCRA `CSI … $ v`, DECFRA `CSI … $ x`, DECERA
+    /// `CSI … $ z`, DECSERA `CSI … $ {`, DECIC `CSI Pn ' }`, DECDC `CSI Pn ' ~`, and the
+    /// window operations
+    /// (`CSI Ps ; … t`) alacritty does not answer.
+    pub fn is_ours(&self) -> bool {
+        matches!(
+            (self.prefix, self.intermediate, self.final_byte),
+            (None, Some(b'!'), b'p')
+                | (None, Some(b'"'), b'p' | b'q')
+                | (Some(b'?'), None, b'n' | b'J' | b'K')
+                | (None, None, b's' | b't')
+                | (None, Some(b'$'), b'v' | b'x' | b'z' | b'{')
+                | (None, Some(b'\''), b'}' | b'~')
+        )
+    }
+
+    /// Parameter `i`, or `default` when it is absent or 0.
+    pub fn param(&self, i: usize, default: u16) -> u16 {
+        match self.params.get(i) {
+            Some(&v) if v != 0 => v,
+            _ => default,
+        }
+    }
 }
 
 /// The stream scanner; keeps an unfinished sequence between calls.
@@ -68,9 +128,10 @@ enum Parse {
 }
 
 impl Sniffer {
-    /// Scans the next bytes of the stream. Returns each sequence found with the offset in
-    /// `bytes` just past its end, in stream order.
-    pub fn scan(&mut self, bytes: &[u8]) -> Vec<(usize, Found)> {
+    /// Scans the next bytes of the stream. Returns each sequence found with its span in
+    /// `bytes` (from its start, or 0 when it began in an earlier read, to just past its end),
+    /// in stream order.
+    pub fn scan(&mut self, bytes: &[u8]) -> Vec<(std::ops::Range<usize>, Found)> {
         let carried = self.carry.len();
         let joined;
         let data: &[u8] = if carried == 0 {
@@ -86,7 +147,8 @@ impl Sniffer {
         while let Some(p) = memchr::memchr(ESC, &data[i..]).map(|p| p + i) {
             match parse_at(data, p) {
                 Parse::Done(end, Some(f)) => {
-                    found.push((end.saturating_sub(carried), f));
+                    let span = p.saturating_sub(carried)..end.saturating_sub(carried);
+                    found.push((span, f));
                     i = end;
                 }
                 Parse::Done(end, None) => i = end,
@@ -106,90 +168,112 @@ impl Sniffer {
 fn parse_at(data: &[u8], p: usize) -> Parse {
     match data.get(p + 1) {
         None => Parse::Incomplete,
-        Some(b'[') => match parse_xtversion(data, p + 2) {
-            Parse::NotOurs => match parse_sync_query(data, p + 2) {
-                Parse::NotOurs => parse_decrqcra(data, p + 2),
+        Some(b'[') => parse_csi(data, p + 2),
+        Some(b'6') => Parse::Done(p + 2, Some(Found::BackIndex)),
+        Some(b'9') => Parse::Done(p + 2, Some(Found::ForwardIndex)),
+        Some(b'V') => Parse::Done(p + 2, Some(Found::StartProtected)),
+        Some(b'W') => Parse::Done(p + 2, Some(Found::EndProtected)),
+        Some(b'P') => parse_decrqss(data, p + 2),
+        Some(b']') => match parse_osc_7501(data, p + 2) {
+            Parse::NotOurs => match parse_osc_progress(data, p + 2) {
+                Parse::NotOurs => parse_osc_icon(data, p + 2),
                 other => other,
             },
             other => other,
         },
-        Some(b'P') => parse_decrqss(data, p + 2),
-        Some(b']') => match parse_osc_7501(data, p + 2) {
-            Parse::NotOurs => parse_osc_progress(data, p + 2),
-            other => other,
-        },
         Some(_) => Parse::NotOurs,
     }
 }
 
-/// After `ESC [`: `>`, optional digits, `q`.
-fn parse_xtversion(data: &[u8], mut i: usize) -> Parse {
-    match data.get(i) {
+/// Longest parameter string of a control sequence looked at here; longer ones are not ours.
+const MAX_PARAMS: usize = 64;
+
+/// After `ESC [`: a control sequence (ECMA-48 §5.4: an optional private prefix `<=>?`,
+/// parameters of digits, `;` and `:`, at most two intermediates, a final byte), classified:
+/// XTVERSION, DECRQM for mode 2026, DECRQCRA, or another sequence the emulator acts on itself
+/// ([`Control::is_ours`]); anything else is not ours.
+fn parse_csi(data: &[u8], mut i: usize) -> Parse {
+    let prefix = match data.get(i) {
         None => return Parse::Incomplete,
-        Some(b'>') => i += 1,
-        Some(_) => return Parse::NotOurs,
-    }
-    let digits = i;
-    while data.get(i).is_some_and(u8::is_ascii_digit) {
-        i += 1;
-    }
-    match data.get(i) {
-        None => Parse::Incomplete,
-        Some(b'q') if data[digits..i].iter().all(|&b| b == b'0') => {
-            Parse::Done(i + 1, Some(Found::XtVersion))
+        Some(&b @ b'<'..=b'?') => {
+            i += 1;
+            Some(b)
         }
-        Some(_) => Parse::NotOurs,
-    }
-}
-
-/// After `ESC [`: `? 2026 $ p`, exactly.
-fn parse_sync_query(data: &[u8], i: usize) -> Parse {
-    const QUERY: &[u8] = b"?2026$p";
-    let have = &data[i..data.len().min(i + QUERY.len())];
-    if !QUERY.starts_with(have) {
-        Parse::NotOurs
-    } else if have.len() < QUERY.len() {
-        Parse::Incomplete
-    } else {
-        Parse::Done(i + QUERY.len(), Some(Found::SyncQuery))
-    }
-}
-
-/// After `ESC [`: DECRQCRA, digits and `;` (at most six parameters), then `* y`.
-fn parse_decrqcra(data: &[u8], mut i: usize) -> Parse {
-    let start = i;
+        Some(_) => None,
+    };
+    let params = i;
     while data
         .get(i)
-        .is_some_and(|b| b.is_ascii_digit() || *b == b';')
+        .is_some_and(|b| b.is_ascii_digit() || *b == b';' || *b == b':')
     {
         i += 1;
-        if i - start > 48 {
+        if i - params > MAX_PARAMS {
             return Parse::NotOurs;
         }
     }
-    match (data.get(i), data.get(i + 1)) {
-        (None, _) | (Some(b'*'), None) => Parse::Incomplete,
-        (Some(b'*'), Some(b'y')) => {
-            let params: Vec<u32> = data[start..i]
-                .split(|&b| b == b';')
-                .map(|p| {
-                    std::str::from_utf8(p)
-                        .ok()
-                        .and_then(|t| t.parse::<u32>().ok())
-                        .unwrap_or(0)
-                })
-                .collect();
+    let params = params..i;
+    let inter = i;
+    while data.get(i).is_some_and(|b| (0x20..=0x2f).contains(b)) {
+        i += 1;
+        if i - inter > 2 {
+            return Parse::NotOurs;
+        }
+    }
+    let final_byte = match data.get(i) {
+        None => return Parse::Incomplete,
+        Some(&b @ 0x40..=0x7e) => b,
+        Some(_) => return Parse::NotOurs,
+    };
+    let intermediates = &data[inter..i];
+    let end = i + 1;
+    let raw = &data[params];
+    let numbers = || -> Vec<u32> {
+        if raw.is_empty() {
+            return Vec::new();
+        }
+        raw.split(|&b| b == b';')
+            .map(|p| {
+                let main = p.split(|&b| b == b':').next().unwrap_or(&[]);
+                std::str::from_utf8(main)
+                    .ok()
+                    .and_then(|t| t.parse::<u32>().ok())
+                    .unwrap_or(0)
+            })
+            .collect()
+    };
+    match (prefix, intermediates, final_byte) {
+        (Some(b'>'), [], b'q') if raw.iter().all(|&b| b == b'0') => {
+            Parse::Done(end, Some(Found::XtVersion))
+        }
+        (Some(b'?'), b"$", b'p') if raw == b"2026" => Parse::Done(end, Some(Found::SyncQuery)),
+        (None, b"*", b'y') => {
+            let params = numbers();
             if params.len() > 6 {
-                return Parse::Done(i + 2, None);
+                return Parse::Done(end, None);
             }
             let at = |k: usize| params.get(k).copied().unwrap_or(0).min(u16::MAX as u32) as u16;
             let found = Found::Checksum {
                 id: params.first().copied().unwrap_or(0),
                 area: [at(2), at(3), at(4), at(5)],
             };
-            Parse::Done(i + 2, Some(found))
+            Parse::Done(end, Some(found))
         }
-        _ => Parse::NotOurs,
+        _ => {
+            let control = Control {
+                prefix,
+                params: Vec::new(),
+                intermediate: intermediates.first().copied(),
+                final_byte,
+            };
+            if intermediates.len() > 1 || !control.is_ours() {
+                return Parse::NotOurs;
+            }
+            let params = numbers()
+                .into_iter()
+                .map(|n| n.min(u16::MAX as u32) as u16)
+                .collect();
+            Parse::Done(end, Some(Found::Control(Control { params, ..control })))
+        }
     }
 }
 
@@ -261,6 +345,24 @@ fn osc_string(
 fn parse_osc_7501(data: &[u8], i: usize) -> Parse {
     match osc_string(data, i, b"7501;", MAX_CARRY) {
         Ok((body, end, bel)) => Parse::Done(end, payload(&data[body], bel)),
+        Err(stop) => stop,
+    }
+}
+
+/// After `ESC ]`: `0;` or `1;` (icon label and window title, or the icon label alone), the
+/// label, then BEL or `ESC \`.
+fn parse_osc_icon(data: &[u8], i: usize) -> Parse {
+    let prefix: &[u8] = match data.get(i) {
+        None => return Parse::Incomplete,
+        Some(b'0') => b"0;",
+        Some(b'1') => b"1;",
+        Some(_) => return Parse::NotOurs,
+    };
+    match osc_string(data, i, prefix, MAX_CARRY) {
+        Ok((body, end, _)) => {
+            let label = String::from_utf8_lossy(&data[body]).into_owned();
+            Parse::Done(end, Some(Found::IconLabel(label)))
+        }
         Err(stop) => stop,
     }
 }
@@ -343,7 +445,7 @@ mod tests {
                 })
             ]
         );
-        assert!(all(&[b"\x1b]7501;state=sleeping\x07\x1b]75010;x\x07\x1b]0;t\x07"]).is_empty());
+        assert!(all(&[b"\x1b]7501;state=sleeping\x07\x1b]75010;x\x07\x1b]2;t\x07"]).is_empty());
     }
 
     #[test]
@@ -359,6 +461,32 @@ mod tests {
                     id: 0,
                     area: [0, 0, 0, 0]
                 },
+            ]
+        );
+    }
+
+    #[test]
+    fn reads_control_sequences_by_their_shape_and_keeps_only_ours() {
+        let control = |prefix, params: &[u16], intermediate, final_byte| {
+            Found::Control(Control {
+                prefix,
+                params: params.to_vec(),
+                intermediate,
+                final_byte,
+            })
+        };
+        assert_eq!(
+            all(&[
+                b"\x1b[!p\x1b[?6",
+                b"n\x1b[1m\x1b[3;7s\x1b[42;1:2;3$x\x1b[2J\x1b]1;ic\x07\x1b6"
+            ]),
+            [
+                control(None, &[], Some(b'!'), b'p'),
+                control(Some(b'?'), &[6], None, b'n'),
+                control(None, &[3, 7], None, b's'),
+                control(None, &[42, 1, 3], Some(b'$'), b'x'),
+                Found::IconLabel("ic".into()),
+                Found::BackIndex,
             ]
         );
     }
@@ -405,7 +533,7 @@ mod tests {
         let mut s = Sniffer::default();
         assert!(s.scan(b"ab\x1b]7501;state=wor").is_empty());
         let found = s.scan(b"king\x07cd\x1b[>q");
-        assert_eq!(found[0].0, 5);
-        assert_eq!(found[1].0, 11);
+        assert_eq!(found[0].0, 0..5);
+        assert_eq!(found[1].0, 7..11);
     }
 }
