@@ -474,3 +474,24 @@ fn bad_theme_files_are_one_line_naming_the_file_and_key() {
         "{err}"
     );
 }
+
+#[test]
+fn a_device_or_an_endless_file_is_refused_before_it_is_read() {
+    let dir = tempdir();
+    let d = dir.path();
+    std::os::unix::fs::symlink("/dev/zero", d.join("zero.conf")).unwrap();
+    for name in ["zero.conf", "/dev/zero"] {
+        let out = console2svg()
+            .current_dir(d)
+            .env("HOME", d)
+            .env("XDG_DATA_HOME", d.join("data"))
+            .args(["-t", name, "-o", "never.svg", "--", "touch", "ran"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {err}");
+        assert_eq!(err.lines().count(), 1, "{name}: one line: {err}");
+        assert!(err.contains("not a regular file"), "{name}: {err}");
+        assert!(!d.join("never.svg").exists() && !d.join("ran").exists());
+    }
+}

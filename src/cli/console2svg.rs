@@ -484,13 +484,11 @@ pub fn main() -> Result<(), CliError> {
         }
         Command::Completions { words } => {
             let shell = completion_shell(&words)?;
-            clap_complete::generate(
-                shell,
-                &mut Cli::command(),
-                "console2svg",
-                &mut std::io::stdout(),
-            );
-            Ok(())
+            // Into memory first: a reader that stops early (`| head`) is a write error here,
+            // not a panic in the generator.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "console2svg", &mut script);
+            super::print_stdout(&String::from_utf8_lossy(&script))
         }
     }
 }

@@ -90,11 +90,32 @@ fn original_of(path: &Path) -> Result<Option<formats::OriginalTheme>, ThemeError
     formats::parse_original(&text, &origin).map(Some)
 }
 
+/// Most bytes a theme or frame file may hold: real ones are a few KB; a device or a huge file
+/// named by mistake is refused before it is read whole.
+const MAX_THEME_BYTES: u64 = 4 * 1024 * 1024;
+
 fn read(path: &Path) -> Result<Vec<u8>, ThemeError> {
-    std::fs::read(path).map_err(|source| ThemeError::Read {
+    use std::io::Read;
+    let error = |source| ThemeError::Read {
         path: path.display().to_string(),
         source,
-    })
+    };
+    let file = std::fs::File::open(path).map_err(error)?;
+    let meta = file.metadata().map_err(error)?;
+    if !meta.is_file() {
+        return Err(error(std::io::Error::other("not a regular file")));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_THEME_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(error)?;
+    if bytes.len() as u64 > MAX_THEME_BYTES {
+        return Err(error(std::io::Error::other(format!(
+            "larger than {} MiB: not a theme file",
+            MAX_THEME_BYTES >> 20
+        ))));
+    }
+    Ok(bytes)
 }
 
 fn looks_like_path(arg: &str) -> bool {

@@ -66,6 +66,7 @@ pub const KNOWN: &str = "a theme JSON file (ours, the original's theme.json or a
 /// alacritty's `[colors…]` tables, `key = value` or kitty's `colorN value` lines). `None`: none
 /// of them.
 pub fn detect(name: &str, bytes: &[u8]) -> Option<Format> {
+    let bytes = without_bom(bytes);
     let ext = std::path::Path::new(name)
         .extension()
         .and_then(|e| e.to_str())
@@ -74,7 +75,10 @@ pub fn detect(name: &str, bytes: &[u8]) -> Option<Format> {
     let head = text.map(str::trim_start).unwrap_or("");
     match ext.as_deref() {
         Some("itermcolors") => return Some(Format::ITerm2),
+        Some("plist") => return Some(Format::ITerm2),
         Some("toml") => return Some(Format::Alacritty),
+        // kitty's `name value` lines, unless every line is Ghostty's `key = value`.
+        Some("conf") if ghostty_lines(head) => return Some(Format::Ghostty),
         Some("conf") => return Some(Format::Kitty),
         Some("json") => return Some(json_kind(head)),
         // Ghostty themes have no extension; any other one is no theme format.
@@ -98,8 +102,7 @@ pub fn detect(name: &str, bytes: &[u8]) -> Option<Format> {
     if lines.iter().any(|l| l.starts_with("[colors")) {
         return Some(Format::Alacritty);
     }
-    let kv = |l: &&str| l.split_once('=').is_some_and(|(k, _)| is_key(k.trim()));
-    if lines.iter().all(kv) {
+    if ghostty_lines(head) {
         return Some(Format::Ghostty);
     }
     let kitty = |l: &&str| {
@@ -114,6 +117,23 @@ pub fn detect(name: &str, bytes: &[u8]) -> Option<Format> {
         return Some(Format::Kitty);
     }
     None
+}
+
+/// Whether every line of `text` (blank lines and `#` comments aside, at least one) is
+/// Ghostty's `key = value`.
+fn ghostty_lines(text: &str) -> bool {
+    let mut lines = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .peekable();
+    lines.peek().is_some()
+        && lines.all(|l| l.split_once('=').is_some_and(|(k, _)| is_key(k.trim())))
+}
+
+/// `bytes` without a leading UTF-8 byte-order mark (files saved on Windows often have one).
+fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes)
 }
 
 fn is_key(k: &str) -> bool {
@@ -226,6 +246,7 @@ const NAMES: [&str; 8] = [
 /// Errors: one line naming `origin` and the key: the file does not parse as its format, a
 /// colour does not parse, the palette is partial, no colour at all.
 pub fn parse(format: Format, bytes: &[u8], origin: &str) -> Result<ThemeSpec, ThemeError> {
+    let bytes = without_bom(bytes);
     let text = || {
         std::str::from_utf8(bytes).map_err(|_| ThemeError::Value {
             path: origin.to_string(),
@@ -727,6 +748,14 @@ mod tests {
             ("a.itermcolors", "", Some(Format::ITerm2)),
             ("a.toml", "", Some(Format::Alacritty)),
             ("a.conf", "", Some(Format::Kitty)),
+            ("a.conf", "color1 #ff0000\n", Some(Format::Kitty)),
+            ("a.conf", "foreground = #a1b2c3\n", Some(Format::Ghostty)),
+            ("a.plist", "", Some(Format::ITerm2)),
+            (
+                "a.json",
+                "\u{feff}{\"brightWhite\": \"#fff\"}",
+                Some(Format::WindowsTerminal),
+            ),
             ("a.json", r##"{"foreground": "#fff"}"##, Some(Format::Ours)),
             ("a.json", r#"{"schemaVersion": 1}"#, Some(Format::Original)),
             (
