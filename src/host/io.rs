@@ -298,17 +298,21 @@ impl Entry {
             }
             Ok(Some(n)) => {
                 let bytes = &buf[..n];
-                let parsed = self.guarded(|pump, g| {
-                    test_panic_on_output(bytes);
-                    let now = Instant::now();
-                    if let Some(cast) = &mut g.cast {
-                        cast.output(now, bytes);
-                    }
-                    // Held back during a flood: parsed by a later read or tick.
-                    let answers = pump.offer(&mut g.emulator, bytes, now)?;
-                    g.bump();
-                    Some(answers)
-                });
+                let parsed = self.guarded(
+                    |pump, g| {
+                        test_panic_on_output(bytes);
+                        let now = Instant::now();
+                        if let Some(cast) = &mut g.cast {
+                            cast.output(now, bytes);
+                        }
+                        // Held back during a flood: parsed by a later read or tick.
+                        let answers = pump.offer(&mut g.emulator, bytes, now)?;
+                        g.bump();
+                        Some(answers)
+                    },
+                    // Output held back changed nothing a waiter could see: no wake-up per read.
+                    |parsed| !matches!(parsed, Some(None)),
+                );
                 let parsed = match parsed {
                     Some(None) => return,
                     Some(Some(answers)) => Some(answers),
@@ -329,10 +333,12 @@ impl Entry {
     /// Runs `f` on the pump and the session's state under its lock, catching a panic of the
     /// emulator: then the session fails ([`super::session::Shared::fail`]) and `None` comes
     /// back. Also `None`, without running `f`, for a session that failed before (a resize's
-    /// panic). Notifies the session's waiters either way.
+    /// panic). Notifies the session's waiters either way, unless `notify` says the outcome
+    /// changed nothing.
     fn guarded<R>(
         &mut self,
         f: impl FnOnce(&mut Pump, &mut super::session::Shared) -> R,
+        notify: impl FnOnce(&Option<R>) -> bool,
     ) -> Option<R> {
         let mut g = self.core.lock();
         let out = if g.failure().is_some() {
@@ -354,7 +360,9 @@ impl Entry {
             self.finished,
         );
         drop(g);
-        self.core.changed.notify_all();
+        if notify(&out) {
+            self.core.changed.notify_all();
+        }
         out
     }
 
@@ -399,15 +407,18 @@ impl Entry {
     /// Runs the pump's timers; marks the session ended once its output is complete.
     fn tick(&mut self, io: &Io, now: Instant) {
         let was_finished = self.finished;
-        let ticked = self.guarded(|pump, g| {
-            let t = pump.tick(&mut g.emulator, now, was_finished);
-            if t.finished {
-                g.end();
-            } else if t.screen_changed {
-                g.bump();
-            }
-            t
-        });
+        let ticked = self.guarded(
+            |pump, g| {
+                let t = pump.tick(&mut g.emulator, now, was_finished);
+                if t.finished {
+                    g.end();
+                } else if t.screen_changed {
+                    g.bump();
+                }
+                t
+            },
+            |_| true,
+        );
         let finished = match ticked {
             Some(t) => {
                 if !t.answers.is_empty() {
