@@ -10,7 +10,8 @@
 //! - During a flood (at least [`FLOOD_BYTES`] within a [`FLOOD_WINDOW`], and while each
 //!   window keeps that rate) output is held back and parsed in batches ([`Pump::offer`]): when
 //!   a batch holds [`HOLD_BATCHES`] times the lines the emulator's fast-forward must leave
-//!   (`Emulator::fast_forward_keep`), or its oldest byte is [`HOLD_MAX_AGE`] old. Most of such a
+//!   (`Emulator::fast_forward_keep`), its oldest byte is [`HOLD_MAX_AGE`] old, or no output
+//!   came for [`HOLD_QUIET`] (a program waiting for an answer). Most of such a
 //!   batch is skipped as bound to scroll out unseen (`term::flood`), so reading keeps up with
 //!   the program; the screen lags its output by at most [`HOLD_MAX_AGE`] while the flood
 //!   lasts. Outside floods output is parsed as it is read.
@@ -44,6 +45,10 @@ pub const FLOOD_WINDOW: Duration = Duration::from_millis(50);
 /// lag during a flood).
 pub const HOLD_MAX_AGE: Duration = Duration::from_millis(100);
 
+/// Held-back output is parsed once no output came for this long: a program waiting for the
+/// answer to a query it sent in a flood gets it this soon.
+pub const HOLD_QUIET: Duration = Duration::from_millis(10);
+
 /// Held-back output is parsed once it holds this many times the lines the fast-forward must
 /// leave: then all but about 1 in this many lines are skipped.
 pub const HOLD_BATCHES: usize = 8;
@@ -72,12 +77,15 @@ struct Flood {
     held_lines: usize,
     /// When the oldest held byte was read.
     held_since: Option<Instant>,
+    /// When the newest held byte was read.
+    last_read: Option<Instant>,
 }
 
 impl Flood {
     /// When the held output must be parsed (`None`: nothing held).
     fn due(&self) -> Option<Instant> {
-        Some(self.held_since? + HOLD_MAX_AGE)
+        let old = self.held_since? + HOLD_MAX_AGE;
+        Some(self.last_read.map_or(old, |t| old.min(t + HOLD_QUIET)))
     }
 
     /// Counts `len` bytes read at `now`; returns whether a flood is on.
@@ -142,6 +150,7 @@ impl Pump {
         f.held.extend_from_slice(bytes);
         f.held_lines += memchr::memchr_iter(b'\n', bytes).count();
         f.held_since.get_or_insert(now);
+        f.last_read = Some(now);
         if !on {
             return Some(self.flush(emulator));
         }
@@ -248,7 +257,8 @@ impl Pump {
             answers = self.flush(emulator);
             screen_changed = true;
         } else if self.flood.due().is_some_and(|d| d <= now) {
-            answers = if self.flood.on {
+            let quiet = self.flood.last_read.is_some_and(|t| now >= t + HOLD_QUIET);
+            answers = if self.flood.on && !quiet {
                 self.flush_lines(emulator, now)
             } else {
                 self.flush(emulator)
@@ -518,8 +528,12 @@ mod tests {
         assert_eq!(p.offer(&mut em, &piece(pieces), t1), None, "held");
         assert!(p.holding());
         assert!(!em.row_text(4).contains(&format!("line {pieces:05}")));
-        assert_eq!(p.deadline(&em), Some(t0 + HOLD_MAX_AGE), "due by its age");
-        let tick = p.tick(&mut em, t0 + HOLD_MAX_AGE, false);
+        assert_eq!(
+            p.deadline(&em),
+            Some(t1 + HOLD_QUIET),
+            "due when the output pauses"
+        );
+        let tick = p.tick(&mut em, t1 + HOLD_QUIET, false);
         assert!(tick.screen_changed);
         assert!(!p.holding());
         assert!(
@@ -569,6 +583,20 @@ mod tests {
             }
         }
         panic!("never parsed");
+    }
+
+    #[test]
+    fn a_query_held_in_a_flood_is_answered_once_the_output_pauses() {
+        let mut em = Emulator::new(80, 5);
+        let mut p = Pump::new();
+        let t0 = Instant::now();
+        let _ = p.offer(&mut em, &vec![b'x'; FLOOD_BYTES], t0);
+        assert_eq!(p.offer(&mut em, b"\r\n\x1b[6n", t0), None, "held");
+        // The program waits for the answer: no more output.
+        assert_eq!(p.deadline(&em), Some(t0 + HOLD_QUIET));
+        let tick = p.tick(&mut em, t0 + HOLD_QUIET, false);
+        assert_eq!(tick.answers, b"\x1b[5;1R");
+        assert!(!p.holding());
     }
 
     #[test]
