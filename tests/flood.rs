@@ -3,6 +3,8 @@
 //! ends in the same screen, scrollback (text, colours, wrap marks), cursor, pen and replies.
 //! Byte fixtures, hand-made and random.
 
+mod common;
+
 use console2svg::term::Emulator;
 use proptest::prelude::*;
 
@@ -258,13 +260,8 @@ fn arb_flood() -> impl Strategy<Value = (usize, usize, usize, Vec<u8>)> {
 /// 24 random cases; under `CI=true` (unless `PROPTEST_RNG_SEED` names one) always the same
 /// ones, so a red CI run is reproducible and never a coin toss.
 fn config() -> ProptestConfig {
-    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
     let defaults = ProptestConfig::default();
-    let rng_seed = if ci && std::env::var_os("PROPTEST_RNG_SEED").is_none() {
-        proptest::test_runner::RngSeed::Fixed(2026)
-    } else {
-        defaults.rng_seed
-    };
+    let rng_seed = common::proptest_seed(defaults.rng_seed);
     ProptestConfig {
         cases: 24,
         rng_seed,

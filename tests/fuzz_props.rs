@@ -22,7 +22,7 @@ use console2svg::fuzzing::{self, render_bits as rb, Checks, TerminalCase, Termin
 use console2svg::host::protocol::Request;
 use proptest::prelude::*;
 use proptest::sample::Index;
-use proptest::test_runner::{Config, RngSeed};
+use proptest::test_runner::Config;
 
 // ---------------------------------------------------------------------------------------------
 // Inputs on disk
@@ -515,19 +515,11 @@ fn regression_paste_end_marker_nested() {
 // Random inputs
 // ---------------------------------------------------------------------------------------------
 
-/// The random cases' seed under `CI=true` (unless `PROPTEST_RNG_SEED` names one): CI runs the
-/// same cases every time, so a red run is reproducible and never a coin toss; elsewhere every
-/// run draws new cases (that is how fuzz/regressions/ grows).
-const CI_SEED: u64 = 2026;
-
+/// The random cases' config: fixed cases under `CI=true` ([`common::proptest_seed`]); elsewhere
+/// every run draws new cases (that is how fuzz/regressions/ grows).
 fn config(cases: u32) -> Config {
-    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
     let defaults = Config::default();
-    let rng_seed = if ci && std::env::var_os("PROPTEST_RNG_SEED").is_none() {
-        RngSeed::Fixed(CI_SEED)
-    } else {
-        defaults.rng_seed
-    };
+    let rng_seed = common::proptest_seed(defaults.rng_seed);
     Config {
         cases,
         // A failure is printed with its input; it belongs in fuzz/regressions/, not in a file

@@ -491,3 +491,18 @@ pub fn host_pid(runtime_dir: &Path) -> Option<i32> {
     let v: serde_json::Value = serde_json::from_str(&reply).ok()?;
     v["pid"].as_i64().map(|p| p as i32)
 }
+
+/// The seed of random property cases: under `CI=true` (unless `PROPTEST_RNG_SEED` names one)
+/// always [`CI_SEED`], so CI runs the same cases every time and a red run is reproducible and
+/// never a coin toss; elsewhere `default` (every run draws new cases).
+pub fn proptest_seed(default: proptest::test_runner::RngSeed) -> proptest::test_runner::RngSeed {
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    if ci && std::env::var_os("PROPTEST_RNG_SEED").is_none() {
+        proptest::test_runner::RngSeed::Fixed(CI_SEED)
+    } else {
+        default
+    }
+}
+
+/// The seed of random property cases under CI (see [`proptest_seed`]).
+pub const CI_SEED: u64 = 2026;
