@@ -728,6 +728,69 @@ proptest! {
     }
 }
 
+/// Runs `case` on two emulators, one of them hibernating after every step (a host's idle
+/// session), and compares all a reader or the program could see: while asleep, against the
+/// other's screen; at the end, screens, scrollback, cursor, modes and replies.
+fn hibernating_changes_nothing(case: &TerminalCase) {
+    use console2svg::term::Emulator;
+    let (cols, rows) = (case.cols as usize, case.rows as usize);
+    let mut awake = Emulator::new(cols, rows);
+    let mut napping = Emulator::new(cols, rows);
+    for (i, step) in case.steps.iter().enumerate() {
+        for e in [&mut awake, &mut napping] {
+            match step {
+                TerminalStep::Feed(bytes) => e.advance(bytes),
+                TerminalStep::Resize(c, r) => e.resize(*c as usize, *r as usize),
+                TerminalStep::Snapshot => {}
+                TerminalStep::ExpireSync => e.expire_sync(),
+            }
+        }
+        napping.hibernate();
+        assert!(napping.is_hibernating());
+        assert_eq!(
+            napping.snapshot_with_scrollback(),
+            awake.snapshot_with_scrollback(),
+            "asleep after step {i}"
+        );
+        assert_eq!(napping.cursor(), awake.cursor(), "cursor after step {i}");
+        assert_eq!(
+            (napping.cols(), napping.rows()),
+            (awake.cols(), awake.rows())
+        );
+        assert_eq!(napping.modes(), awake.modes());
+        assert_eq!(napping.row_text(0), awake.row_text(0));
+    }
+    let probe = b"\x1b[6n\x1bP$qm\x1b\\\x1bP$qr\x1b\\\x1b[?1$p";
+    awake.advance(probe);
+    napping.advance(probe);
+    assert!(!napping.is_hibernating(), "a change wakes it");
+    assert_eq!(napping.take_replies(), awake.take_replies(), "replies");
+    assert_eq!(
+        napping.snapshot_with_scrollback(),
+        awake.snapshot_with_scrollback()
+    );
+}
+
+proptest! {
+    #![proptest_config(config(48))]
+
+    #[test]
+    fn hibernating_between_steps_changes_nothing(case in terminal_cases(1)) {
+        hibernating_changes_nothing(&case);
+    }
+}
+
+#[test]
+fn hibernating_keeps_the_seed_cases() {
+    for (name, case) in terminal_seeds().into_iter().chain(terminal_regressions()) {
+        if case.cols > 132 && case.rows > 50 {
+            continue; // seconds a case in a debug build; covered by the random cases' sizes
+        }
+        eprintln!("{name}");
+        hibernating_changes_nothing(&case);
+    }
+}
+
 /// Pieces of key names, durations, sizes, colours and pastes.
 const VALUE_PIECES: &[&str] = &[
     "Ctrl+",

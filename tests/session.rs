@@ -679,6 +679,83 @@ fn vim_and_less_are_driven_through_the_session() {
     );
 }
 
+/// An idle session's emulator hibernates after a second without output or input (its screen
+/// kept as text and style runs). Read while asleep, it is the screen it was; driven and
+/// resized afterwards, on the primary and on the alternate screen, it acts as if it never slept.
+#[test]
+fn an_idle_session_reads_and_acts_the_same_after_hibernating() {
+    let h = Host::new();
+    let id = h.start(&[
+        "--width",
+        "40",
+        "--height",
+        "8",
+        "--",
+        "sh",
+        "-c",
+        "printf '\\033[1;31mred\\033[0m \\344\\270\\255 e\\314\\201 \\033[44mblue\\033[0m\\n\\033[7mready\\033[0m> '; exec cat",
+    ]);
+    h.wait(&id, "ready>");
+    let awake = h.ok(&["read", &id, "--structured"]);
+    std::thread::sleep(Duration::from_millis(1600));
+    let asleep = h.ok(&["read", &id, "--structured"]);
+    assert_eq!(asleep["screen"], awake["screen"], "read while hibernating");
+    assert_eq!(
+        (
+            awake["screen"]["cursorRow"].as_u64(),
+            awake["screen"]["cursorColumn"].as_u64()
+        ),
+        (Some(1), Some(7)),
+        "after the prompt"
+    );
+    h.ok(&["send", &id, "--text", "typed", "--keys", "Enter"]);
+    h.wait(&id, "typed");
+    let after = h.text(&id);
+    assert_eq!(
+        after.lines().take(3).collect::<Vec<_>>(),
+        ["red 中 e\u{301} blue", "ready> typed", "typed"],
+        "the prompt's row goes on where the cursor was"
+    );
+
+    let id = h.start(&[
+        "--width",
+        "40",
+        "--height",
+        "8",
+        "--",
+        "vim",
+        "-u",
+        "NONE",
+        "-N",
+        "notes.txt",
+    ]);
+    h.wait(&id, "notes.txt");
+    h.ok(&["send", &id, "--text", "ifirst line", "--keys", "Escape"]);
+    h.wait(&id, "first line");
+    let awake = h.ok(&["read", &id, "--structured"]);
+    std::thread::sleep(Duration::from_millis(1600));
+    let asleep = h.ok(&["read", &id, "--structured"]);
+    assert_eq!(
+        asleep["screen"], awake["screen"],
+        "alternate screen, asleep"
+    );
+    assert_eq!(asleep["screen"]["isAlternateScreen"], true);
+    h.ok(&["resize", &id, "--width", "30", "--height", "6"]);
+    h.ok(&["send", &id, "--text", "A and more", "--keys", "Escape"]);
+    h.wait(&id, "first line and more");
+    let r = h.ok(&["read", &id]);
+    assert_eq!(
+        (
+            r["screen"]["width"].as_u64(),
+            r["screen"]["height"].as_u64()
+        ),
+        (Some(30), Some(6))
+    );
+    h.ok(&["send", &id, "--text", ":q!", "--keys", "Enter"]);
+    let (w, _) = h.run(&["wait", &id, "--text", "never-shown", "--timeout", "5s"]);
+    assert_eq!(w["result"], "session-ended", "vim quit");
+}
+
 #[test]
 fn error_codes_from_real_triggers() {
     let h = Host::new();

@@ -1,15 +1,15 @@
 //! The sessions' I/O loop: every session's PTY master and exit notifier are served by one
 //! thread over a readiness poller (epoll), so the thread count does not grow with sessions.
 //!
-//! Per readiness event the loop reads at most [`READ_CHUNK`] bytes of one session and parses
-//! them under that session's lock (a few hundred microseconds), so a flooding session shares
-//! the loop fairly and a request never waits long for a session's lock. During a flood the
-//! pump holds output back and parses it in batches ([`Pump::offer`]), which lets the emulator
-//! skip what scrolls out unseen. Pending input is
-//! written when the PTY has room ([`Core::flush`]) and any quiet gap between writes has passed
-//! ([`Core::input_due`]); a program's exit arrives on its pidfd.
-//! Timers (synchronized-output deadlines, the drain after an exit) come from each session's
-//! [`Pump`].
+//! Per readiness event the loop reads what one session's PTY holds, at most [`READ_CHUNK`]
+//! bytes, and parses them under that session's lock (a few hundred microseconds), so a
+//! flooding session shares the loop fairly and a request never waits long for a session's
+//! lock. During a flood the pump holds output back and parses it in batches
+//! ([`Pump::offer`]), which lets the emulator skip what scrolls out unseen. A session quiet
+//! for [`HIBERNATE_AFTER`] has its emulator hibernate. Pending input is written when the PTY
+//! has room ([`Core::flush`]) and any quiet gap between writes has passed
+//! ([`Core::input_due`]); a program's exit arrives on its pidfd. Timers (synchronized-output
+//! deadlines, the drain after an exit) come from each session's [`Pump`].
 //!
 //! Each session's parsing runs under `catch_unwind`: should a session's emulator panic, only
 //! that session ends ([`super::session::Shared::fail`]: `unavailable`, later requests get
@@ -32,6 +32,14 @@ use crate::pty::{self as ptys, Exit};
 
 /// How often the exit of a program without a pidfd is polled.
 const EXIT_POLL: Duration = Duration::from_millis(20);
+
+/// How long a session's screen stays unchanged (no output, no input) before its emulator
+/// hibernates ([`crate::term::Emulator::hibernate`]: the shown screen kept as text and style
+/// runs, about 2–4 KB instead of 57.6 KB of cells at 100 × 24). The next output thaws it.
+pub const HIBERNATE_AFTER: Duration = Duration::from_secs(1);
+
+/// Least time between two heap trims after hibernations (a trim walks the heap).
+const TRIM_EVERY: Duration = Duration::from_secs(1);
 
 /// Grace between SIGTERM and SIGKILL for the program of a session whose emulator failed.
 const FAILED_GRACE: Duration = Duration::from_secs(2);
@@ -116,6 +124,9 @@ struct Entry {
     finished: bool,
     /// When the pump or the exit poll needs the loop next.
     due: Option<Instant>,
+    /// When the emulator may hibernate ([`HIBERNATE_AFTER`] after the last output), unless
+    /// it is hibernating (or ended) already.
+    hibernate_at: Option<Instant>,
 }
 
 /// The process-wide loop, started on first use.
@@ -175,6 +186,7 @@ impl Io {
             pump: Pump::new(),
             finished: false,
             due,
+            hibernate_at: Some(Instant::now() + HIBERNATE_AFTER),
         })));
         Ok(())
     }
@@ -210,11 +222,15 @@ fn run(io: &'static Io) {
     let mut table: HashMap<usize, Entry> = HashMap::new();
     let mut events = Events::new();
     let mut buf = vec![0u8; READ_CHUNK];
+    let mut last_trim: Option<Instant> = None;
+    // A trim put off by TRIM_EVERY, due then.
+    let mut trim_at: Option<Instant> = None;
     loop {
         let now = Instant::now();
         let timeout = table
             .values()
-            .flat_map(|e| [e.due, e.core.input_due()])
+            .flat_map(|e| [e.due, e.core.input_due(), e.hibernate_at])
+            .chain([trim_at])
             .flatten()
             .min()
             .map(|d| d.saturating_duration_since(now));
@@ -252,7 +268,11 @@ fn run(io: &'static Io) {
             }
         }
         let now = Instant::now();
+        let mut hibernated = false;
         for e in table.values_mut() {
+            if e.hibernate_at.is_some_and(|d| d <= now) {
+                hibernated |= e.hibernate(now);
+            }
             if e.core.input_due().is_some_and(|d| d <= now) {
                 // A quiet gap has passed: the input it held back goes out.
                 e.core.flush();
@@ -274,6 +294,16 @@ fn run(io: &'static Io) {
         if (had_sessions || released) && table.is_empty() {
             // Memory the ended sessions used goes back to the system.
             trim_heap();
+        } else if hibernated || trim_at.is_some_and(|t| t <= now) {
+            // So do the grids of the screens that went to sleep, at most every TRIM_EVERY.
+            match last_trim {
+                Some(t) if now.duration_since(t) < TRIM_EVERY => trim_at = Some(t + TRIM_EVERY),
+                _ => {
+                    trim_heap();
+                    last_trim = Some(now);
+                    trim_at = None;
+                }
+            }
         }
     }
 }
@@ -287,46 +317,77 @@ fn forget(io: &Io, e: &Entry) {
 }
 
 impl Entry {
+    /// Hibernates the session's emulator if its screen has been quiet for [`HIBERNATE_AFTER`]
+    /// (input or a change since moves the time on); returns whether it did.
+    fn hibernate(&mut self, now: Instant) -> bool {
+        let mut g = self.core.lock();
+        let quiet_until = g.active_at + HIBERNATE_AFTER;
+        if self.finished || g.failure().is_some() {
+            self.hibernate_at = None;
+            false
+        } else if quiet_until > now {
+            self.hibernate_at = Some(quiet_until);
+            false
+        } else {
+            g.emulator.hibernate();
+            self.hibernate_at = None;
+            true
+        }
+    }
+
     /// One read of the session's output, parsed under its lock (and `catch_unwind`).
     fn read(&mut self, io: &Io, buf: &mut [u8]) {
-        match pump::read_some(self.core.fd.as_fd(), buf) {
-            Ok(None) => {}
-            Ok(Some(0)) | Err(_) => {
-                self.pump.end_of_output();
-                let _ = io.poller.delete(&self.core.fd);
-                self.tick(io, Instant::now());
-            }
-            Ok(Some(n)) => {
-                let bytes = &buf[..n];
-                let parsed = self.guarded(
-                    |pump, g| {
-                        test_panic_on_output(bytes);
-                        let now = Instant::now();
-                        if let Some(cast) = &mut g.cast {
-                            cast.output(now, bytes);
-                        }
-                        // Held back during a flood: parsed by a later read or tick.
-                        let answers = pump.offer(&mut g.emulator, bytes, now)?;
-                        g.bump();
-                        Some(answers)
-                    },
-                    // Output held back changed nothing a waiter could see: no wake-up per read.
-                    |parsed| !matches!(parsed, Some(None)),
-                );
-                let parsed = match parsed {
-                    Some(None) => return,
-                    Some(Some(answers)) => Some(answers),
-                    None => None,
-                };
-                match parsed {
-                    Some(answers) if !answers.is_empty() => {
-                        // In order with pending input, or at once during a quiet gap.
-                        self.core.answer(answers);
-                    }
-                    Some(_) => {}
-                    None => self.stop_after_failure(io),
+        // What the PTY holds now, up to the whole buffer: the kernel hands a PTY's output over
+        // at most 4 KiB a read, and one lock, parse and poll per 4 KiB would cost a flood more
+        // than reading it.
+        let mut n = 0;
+        let mut ended = false;
+        while n < buf.len() {
+            match pump::read_some(self.core.fd.as_fd(), &mut buf[n..]) {
+                Ok(None) => break,
+                Ok(Some(0)) | Err(_) => {
+                    ended = true;
+                    break;
                 }
+                Ok(Some(k)) => n += k,
             }
+        }
+        if n > 0 {
+            self.parse(io, &buf[..n]);
+        }
+        if ended {
+            self.pump.end_of_output();
+            let _ = io.poller.delete(&self.core.fd);
+            self.tick(io, Instant::now());
+        }
+    }
+
+    /// Parses output just read (or holds it back during a flood) and answers its queries.
+    fn parse(&mut self, io: &Io, bytes: &[u8]) {
+        self.hibernate_at = Some(Instant::now() + HIBERNATE_AFTER);
+        let parsed = self.guarded(
+            |pump, g| {
+                test_panic_on_output(bytes);
+                let now = Instant::now();
+                if let Some(cast) = &mut g.cast {
+                    cast.output(now, bytes);
+                }
+                // Held back during a flood: parsed by a later read or tick.
+                let answers = pump.offer(&mut g.emulator, bytes, now)?;
+                g.bump();
+                Some(answers)
+            },
+            // Output held back changed nothing a waiter could see: no wake-up per read.
+            |parsed| !matches!(parsed, Some(None)),
+        );
+        match parsed {
+            Some(None) => {}
+            Some(Some(answers)) if !answers.is_empty() => {
+                // In order with pending input, or at once during a quiet gap.
+                self.core.answer(answers);
+            }
+            Some(Some(_)) => {}
+            None => self.stop_after_failure(io),
         }
     }
 

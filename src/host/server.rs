@@ -603,17 +603,27 @@ impl Host {
             recovery::forget(&self.runtime, id);
         }
         later_line(move || {
-            let exits = Session::kill_many(&all, STOP_GRACE);
-            for (s, exit) in all.iter().zip(exits) {
-                finish_stop(s, exit);
+            Session::end_many(&all, STOP_GRACE);
+            for s in &all {
+                s.mark_stopped();
+                s.remove_journal();
             }
             drop(records);
             let mut stopped: Vec<String> = all.iter().map(|s| s.id.to_string()).collect();
             stopped.append(&mut lost);
             stopped.sort();
-            // Their screens and scrollback go back to the system now, not at exit.
-            all.clear();
-            super::io::trim_heap();
+            // Every process has ended; the I/O loop reaps them (the kernel's part of that is
+            // about 1 ms a process on a busy machine), and their screens and scrollback go
+            // back to the system after it, while the reply goes out now.
+            let _ = std::thread::Builder::new()
+                .name("host-reap".into())
+                .spawn(move || {
+                    for s in &all {
+                        s.await_exit();
+                    }
+                    all.clear();
+                    super::io::trim_heap();
+                });
             Ok(reply::to_line(&reply::StoppedAll {
                 schema_version: SCHEMA,
                 stopped: stopped.iter().map(String::as_str).collect(),

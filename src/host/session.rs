@@ -134,26 +134,34 @@ impl Matcher {
 }
 
 /// The first version at which each viewport row's current text appeared (for `--since`).
-/// Rows are matched by content across changes, so scrolling keeps a row's version.
+/// Rows are matched by content across changes, so scrolling keeps a row's version. A row is
+/// kept as a hash of its text (the texts themselves are the emulator's).
 #[derive(Debug, Default)]
 struct RowVersions {
-    rows: Vec<(String, u64)>,
+    rows: Vec<(u64, u64)>,
+}
+
+/// The hash [`RowVersions`] keeps of a row's text.
+fn row_hash(text: &str) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(text)
 }
 
 impl RowVersions {
-    fn update(&mut self, texts: Vec<String>, version: u64) {
-        let mut old: HashMap<String, std::collections::VecDeque<u64>> = HashMap::new();
+    fn update(&mut self, texts: &[String], version: u64) {
+        let mut old: HashMap<u64, std::collections::VecDeque<u64>> = HashMap::new();
         for (t, v) in self.rows.drain(..) {
             old.entry(t).or_default().push_back(v);
         }
         self.rows = texts
-            .into_iter()
+            .iter()
             .map(|t| {
+                let h = row_hash(t);
                 let v = old
-                    .get_mut(&t)
+                    .get_mut(&h)
                     .and_then(|q| q.pop_front())
                     .unwrap_or(version);
-                (t, v)
+                (h, v)
             })
             .collect();
     }
@@ -250,31 +258,37 @@ impl Shared {
         self.version += 1;
         self.updated_at = SystemTime::now();
         self.active_at = Instant::now();
-        let texts = (0..self.emulator.rows())
-            .map(|r| self.emulator.row_text(r))
-            .collect();
-        self.rows.update(texts, self.version);
-        self.evaluate_waiters(Instant::now());
+        let texts = self.row_texts();
+        self.rows.update(&texts, self.version);
+        self.evaluate_waiters(&texts, Instant::now());
     }
 
     /// Whether a waiter's pattern is on screen now, by its condition's rules (`--line`,
     /// `--since`).
     /// `screen` is the screen text as `read` shows it (trailing empty rows dropped, so `$`
     /// anchors work), built once per evaluation for all waiters.
-    fn present(&self, w: &Waiter, screen: &str) -> bool {
+    /// `texts` are the viewport's rows (as [`Emulator::row_text`] gives them).
+    fn present(&self, w: &Waiter, texts: &[String], screen: &str) -> bool {
         let c = &w.condition;
         let eligible = |v: u64| c.since.is_none_or(|s| v > s);
         if c.line || c.since.is_some() {
-            return self
-                .rows
-                .rows
+            return texts
                 .iter()
-                .any(|(t, v)| eligible(*v) && w.matcher.row(t, c.line));
+                .zip(&self.rows.rows)
+                .any(|(t, (_, v))| eligible(*v) && w.matcher.row(t, c.line));
         }
         w.matcher.text(screen)
     }
 
-    fn evaluate_waiters(&mut self, now: Instant) {
+    /// The viewport's rows as text.
+    fn row_texts(&self) -> Vec<String> {
+        (0..self.emulator.rows())
+            .map(|r| self.emulator.row_text(r))
+            .collect()
+    }
+
+    /// Decides the waiters on the viewport's rows `texts` at `now`.
+    fn evaluate_waiters(&mut self, texts: &[String], now: Instant) {
         let ids: Vec<u64> = self
             .waiters
             .iter()
@@ -284,11 +298,10 @@ impl Shared {
         if ids.is_empty() {
             return;
         }
-        let rows: Vec<&str> = self.rows.rows.iter().map(|(t, _)| t.as_str()).collect();
-        let joined = rows.join("\n");
+        let joined = texts.join("\n");
         let screen = joined.trim_end_matches('\n');
         for id in ids {
-            let present = self.present(&self.waiters[&id], screen);
+            let present = self.present(&self.waiters[&id], texts, screen);
             let w = self.waiters.get_mut(&id).expect("waiter");
             let holds = match w.condition.until {
                 Until::Present => present,
@@ -846,7 +859,8 @@ impl Session {
                 last_poll: Instant::now(),
             },
         );
-        g.evaluate_waiters(Instant::now());
+        let texts = g.row_texts();
+        g.evaluate_waiters(&texts, Instant::now());
         Ok(id)
     }
 
@@ -856,7 +870,8 @@ impl Session {
         let mut g = self.lock();
         loop {
             let now = Instant::now();
-            g.evaluate_waiters(now);
+            let texts = g.row_texts();
+            g.evaluate_waiters(&texts, now);
             let Some(w) = g.waiters.get_mut(&id) else {
                 return Err(HostError::new(
                     ErrorCode::InvalidRequest,
@@ -949,18 +964,18 @@ impl Session {
     }
 
     /// Ends many sessions with one shared grace period `grace`: signals all of them, waits
-    /// for all (one `/proc` scan per 10 ms for all of them), SIGKILLs what is left; returns
-    /// each program's exit, in order.
-    pub fn kill_many(sessions: &[Arc<Session>], grace: Duration) -> Vec<Option<Exit>> {
+    /// for all (one `/proc` scan per 10 ms for all of them), SIGKILLs what is left. Returns
+    /// once no process of theirs runs any more, without waiting for the I/O loop to reap them
+    /// ([`Session::await_exit`] does).
+    pub fn end_many(sessions: &[Arc<Session>], grace: Duration) {
         let sids: HashSet<u32> = sessions.iter().map(|s| s.pid).collect();
         pty::group::begin_end(&sids);
         pty::group::finish_end(&sids, Instant::now() + grace);
-        sessions.iter().map(|s| s.await_exit()).collect()
     }
 
     /// The program's exit once the I/O loop has reaped it (at most 2 s after its processes
     /// are gone).
-    fn await_exit(&self) -> Option<Exit> {
+    pub fn await_exit(&self) -> Option<Exit> {
         let mut g = self.lock();
         let until = Instant::now() + Duration::from_secs(2);
         while g.exit.is_none() && Instant::now() < until {
@@ -1071,14 +1086,15 @@ mod tests {
     #[test]
     fn row_versions_follow_content_through_scrolling() {
         let mut rv = RowVersions::default();
-        rv.update(vec!["$ run".into(), "DONE".into(), "$".into()], 1);
-        rv.update(vec!["DONE".into(), "$ run".into(), "DONE".into()], 5);
+        let texts = |t: [&str; 3]| t.map(String::from);
+        rv.update(&texts(["$ run", "DONE", "$"]), 1);
+        rv.update(&texts(["DONE", "$ run", "DONE"]), 5);
         assert_eq!(
             rv.rows[0],
-            ("DONE".into(), 1),
+            (row_hash("DONE"), 1),
             "the old DONE keeps its version"
         );
-        assert_eq!(rv.rows[1], ("$ run".into(), 1));
-        assert_eq!(rv.rows[2], ("DONE".into(), 5), "a second DONE is new");
+        assert_eq!(rv.rows[1], (row_hash("$ run"), 1));
+        assert_eq!(rv.rows[2], (row_hash("DONE"), 5), "a second DONE is new");
     }
 }

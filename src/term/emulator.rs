@@ -1,6 +1,7 @@
 //! [`Emulator`]: alacritty_terminal's `Term` driven by vte's `Processor`, answering the terminal
 //! queries a program sends and producing owned [`Screen`] snapshots.
 
+use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -16,6 +17,7 @@ use alacritty_terminal::vte::ansi::{
 use super::dec::{DecState, PROTECTED};
 use super::flood;
 use super::guard::{self, CursorRow, Guarded, WidthPolicy, MAX_SIZE};
+use super::hibernate::FrozenGrid;
 use super::screen::{
     xterm_256, Cell, Color, Cursor, CursorShape, Link, Modes, Rgb, Screen, Underline,
 };
@@ -237,6 +239,9 @@ pub struct Emulator {
     /// far ([`flood::ends_in_ground`]); a fast-forward needs it.
     ground: bool,
     fast_forwarded: u64,
+    /// The shown screen's grid while the emulator hibernates ([`Emulator::hibernate`]); the
+    /// terminal then holds a 1 × 1 stand-in.
+    frozen: Option<Box<FrozenGrid>>,
 }
 
 impl Emulator {
@@ -286,6 +291,47 @@ impl Emulator {
             progress: None,
             ground: true,
             fast_forwarded: 0,
+            frozen: None,
+        }
+    }
+
+    /// Freezes the shown screen into a compact form ([`super::hibernate`]: its text and style
+    /// runs, about 2–4 KB at 100 × 24 instead of 57.6 KB of cells) until the next call that
+    /// changes the terminal ([`Emulator::advance`], [`Emulator::resize`], ...), which thaws
+    /// it first ([`Emulator::wake`]). Reads ([`Emulator::snapshot`], [`Emulator::cursor`],
+    /// ...) answer from the frozen screen without waking it. Nothing observable changes: the
+    /// thawed grid equals the frozen one cell for cell, cursors included. For a host's idle
+    /// sessions.
+    pub fn hibernate(&mut self) {
+        if self.frozen.is_none() {
+            let grid = std::mem::replace(self.term.grid_mut(), Grid::new(1, 1, 0));
+            self.frozen = Some(Box::new(FrozenGrid::freeze(&grid)));
+        }
+    }
+
+    /// Thaws a screen frozen by [`Emulator::hibernate`] (nothing happens when awake).
+    pub fn wake(&mut self) {
+        if let Some(frozen) = self.frozen.take() {
+            *self.term.grid_mut() = frozen.thaw();
+        }
+    }
+
+    /// The terminal's grid as it is (for the hibernation tests).
+    #[cfg(test)]
+    pub(super) fn term_grid(&self) -> &Grid<TermCell> {
+        self.term.grid()
+    }
+
+    /// Whether the shown screen is frozen ([`Emulator::hibernate`]).
+    pub fn is_hibernating(&self) -> bool {
+        self.frozen.is_some()
+    }
+
+    /// The shown screen's grid: the terminal's, or a thawed copy while hibernating.
+    fn grid(&self) -> Cow<'_, Grid<TermCell>> {
+        match &self.frozen {
+            Some(frozen) => Cow::Owned(frozen.thaw()),
+            None => Cow::Borrowed(self.term.grid()),
         }
     }
 
@@ -319,12 +365,18 @@ impl Emulator {
 
     /// Columns.
     pub fn cols(&self) -> usize {
-        self.term.columns()
+        match &self.frozen {
+            Some(frozen) => frozen.cols(),
+            None => self.term.columns(),
+        }
     }
 
     /// Viewport rows.
     pub fn rows(&self) -> usize {
-        self.term.screen_lines()
+        match &self.frozen {
+            Some(frozen) => frozen.lines(),
+            None => self.term.screen_lines(),
+        }
     }
 
     /// Parses `bytes` (any split: escape sequences may straddle calls) and queues the replies.
@@ -337,6 +389,7 @@ impl Emulator {
     /// Output bound to scroll out of the scrollback unseen is not emulated (see
     /// [`super::flood`]): the screen, scrollback, pen and replies come out as if it were.
     pub fn advance(&mut self, bytes: &[u8]) {
+        self.wake();
         let mut feeds = memchr::memchr_iter(b'\n', bytes).count();
         self.line_feeds += feeds as u64;
         let mut rest = bytes;
@@ -667,6 +720,7 @@ impl Emulator {
         if self.sync_deadline().is_none() {
             return;
         }
+        self.wake();
         self.forced_sync_ends += 1;
         let mut handler = Guarded {
             term: &mut self.term,
@@ -716,6 +770,7 @@ impl Emulator {
         if (size.cols, size.rows) == (self.cols(), self.rows()) {
             return;
         }
+        self.wake();
         if self.term.mode().contains(TermMode::ALT_SCREEN) {
             // The primary screen is resized while shown (its rows are only reachable so), then
             // the alternate screen is put back, resized without reflow as alacritty does.
@@ -904,7 +959,10 @@ impl Emulator {
 
     /// The cursor's viewport row and column, 0-based (cheap: no snapshot).
     pub fn cursor(&self) -> (usize, usize) {
-        let p = self.term.grid().cursor.point;
+        let p = match &self.frozen {
+            Some(frozen) => frozen.cursor().point,
+            None => self.term.grid().cursor.point,
+        };
         (
             p.line.0.max(0) as usize,
             p.column.0.min(self.cols().saturating_sub(1)),
@@ -913,10 +971,16 @@ impl Emulator {
 
     /// Viewport row `row` as text (clusters in order, right-trimmed), without a full snapshot.
     pub fn row_text(&self, row: usize) -> String {
-        let line = &self.term.grid()[Line(row as i32)];
+        let frozen_row;
+        let line: &[TermCell] = match &self.frozen {
+            Some(frozen) => {
+                frozen_row = frozen.row(row);
+                &frozen_row
+            }
+            None => &self.term.grid()[Line(row as i32)][..],
+        };
         let mut s = String::new();
-        for c in 0..self.cols() {
-            let cell = &line[Column(c)];
+        for cell in line {
             if !cell.flags.contains(Flags::WIDE_CHAR_SPACER) {
                 push_cluster(&mut s, cell);
             }
@@ -936,7 +1000,7 @@ impl Emulator {
     }
 
     fn snapshot_rows(&self, with_scrollback: bool) -> Screen {
-        let grid = self.term.grid();
+        let grid = self.grid();
         let cols = grid.columns();
         let rows = grid.screen_lines();
         let history = if with_scrollback {

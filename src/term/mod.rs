@@ -7,6 +7,7 @@ mod dec;
 mod emulator;
 mod flood;
 mod guard;
+mod hibernate;
 pub mod keys;
 mod screen;
 mod scrollback;
