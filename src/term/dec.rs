@@ -20,6 +20,7 @@ use alacritty_terminal::vte::ansi::{
 };
 
 use super::guard::Guarded;
+use super::modes::{KeptGrid, KeptModes, KAM};
 use super::sniff::Control;
 
 /// The cell flag of a character written while DECSCA protection is on (a bit alacritty's
@@ -41,9 +42,19 @@ pub(super) struct DecState {
     /// The parameters of a `CSI … s` the parser is about to dispatch (DECSLRM when DECLRMM is
     /// set, else SCOSC: see [`Guarded::save_cursor_position`]).
     pub pending_slrm: Option<Vec<u16>>,
-    /// The conformance level DECSCL last set (`Pl`, `Pc`), reported back by DECRQSS; the
-    /// emulator's behaviour does not change with it.
-    pub level: Option<(u16, u16)>,
+    /// The conformance level DECSCL selected (1–5: VT100 to VT525), `None` until a program
+    /// selects one (see [`super::modes`]).
+    pub level: Option<u8>,
+    /// The modes kept in our layer, only reported and saved or acted on here
+    /// ([`super::modes`]).
+    pub kept: KeptModes,
+    /// The DEC private modes XTSAVE saved, with whether each was set.
+    pub saved_modes: Vec<(u16, bool)>,
+    /// The alternate screen's contents as mode 47 left it, for its next visit.
+    pub alt_kept: KeptGrid,
+    /// DECSACE (`CSI Ps * x`): the extent DECCARA and DECRARA would change, as set (0 or 1
+    /// a stream of characters, 2 a rectangle); reported by DECRQSS.
+    pub attribute_extent: u16,
     /// The protection in effect is ISO's (SPA/EPA: ED, EL and ECH spare protected
     /// characters too), else DEC's (DECSCA: only DECSED, DECSEL and DECSERA spare them, as
     /// they always do: xterm's choice for compatibility, where DEC STD 070 has them ignore ISO
@@ -82,8 +93,13 @@ impl<T: EventListener> Guarded<'_, T> {
     pub(super) fn control(&mut self, c: &Control) {
         match (c.prefix, c.intermediate, c.final_byte) {
             (None, Some(b'!'), b'p') => self.soft_reset(),
-            (None, Some(b'"'), b'p') => {
-                self.dec.level = Some((c.param(0, 62), c.params.get(1).copied().unwrap_or(0)))
+            (None, Some(b'"'), b'p') => self.select_level(c.param(0, 0)),
+            (Some(b'?'), None, b's') => self.save_modes(&c.params),
+            (Some(b'?'), None, b'r') => self.restore_modes(&c.params),
+            (None, Some(b'*'), b'x') => {
+                if let v @ 0..=2 = c.param(0, 0) {
+                    self.dec.attribute_extent = v;
+                }
             }
             (None, Some(b'"'), b'q') => {
                 // DECSCA: 1 protects what is written from now on; 0 and 2 end it. The
@@ -120,7 +136,7 @@ impl<T: EventListener> Guarded<'_, T> {
         }
     }
 
-    fn reply(&self, text: String) {
+    pub(super) fn reply(&self, text: String) {
         self.listener.send_event(Event::PtyWrite(text));
     }
 
@@ -129,7 +145,7 @@ impl<T: EventListener> Guarded<'_, T> {
     /// sets, the SGR attributes, application cursor keys, reverse wraparound reset; the
     /// cursor shown; the saved cursor back to its default (home). The cursor stays where it
     /// is, and autowrap as it is (xterm keeps its own default; DEC STD 070 resets it).
-    fn soft_reset(&mut self) {
+    pub(super) fn soft_reset(&mut self) {
         let term = &mut *self.term;
         let point = term.grid().cursor.point;
         Handler::unset_mode(
@@ -160,6 +176,7 @@ impl<T: EventListener> Guarded<'_, T> {
         self.dec.saved_origin = false;
         self.dec.reverse_wrap = false;
         self.dec.iso = false;
+        self.dec.kept.set_ansi(KAM, false);
     }
 
     /// SPA (`start`, `ESC V`) and EPA (`ESC W`): characters written from SPA to EPA are

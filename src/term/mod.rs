@@ -8,6 +8,7 @@ mod emulator;
 mod flood;
 mod guard;
 pub mod keys;
+mod modes;
 mod screen;
 mod scrollback;
 pub mod sniff;
