@@ -657,6 +657,9 @@ fn device_attributes_follow_the_level_a_program_selects() {
     assert_eq!(reply(&mut e, b"\x1b[>c"), "\x1b[>64;380;0c");
     assert_eq!(reply(&mut e, b"\x1bP$q\"p\x1b\\"), "\x1bP1$r65;1\"p\x1b\\");
     assert_eq!(reply(&mut e, b"\x1b[?95h\x1b[?95$p"), "\x1b[?95;1$y");
+    // The DEC status reports follow: DECXCPR gives the page, the keyboard its state and type.
+    assert_eq!(reply(&mut e, b"\x1b[2;3H\x1b[?6n"), "\x1b[?2;3;1R");
+    assert_eq!(reply(&mut e, b"\x1b[?26n"), "\x1b[?27;1;0;0n");
     e.advance(b"\x1b[64;1\"p");
     assert_eq!(reply(&mut e, b"\x1b[>0c"), "\x1b[>41;380;0c");
     assert_eq!(reply(&mut e, b"\x1b[?95$p"), "\x1b[?95;0$y");
@@ -717,6 +720,8 @@ fn mode_41_wraps_before_a_tab_after_the_last_column() {
     // (and its pending wrap) as it is.
     let e = fed(10, 4, b"\x1b[?41h0123456789\tX");
     assert_eq!(row(&e, 2, 10), "........X.");
+    let e = fed(10, 4, b"0123456789\t");
+    assert_eq!(cursor(&e), (1, 10));
     let e = fed(10, 4, b"0123456789\tX");
     assert_eq!(grid(&e, 0..2, 10), ["0123456789", "X........."]);
 }

@@ -424,24 +424,33 @@ impl<T: EventListener> Guarded<'_, T> {
         self.repair_rows(lines);
     }
 
-    /// DECDSR (`CSI ? Ps n`), the DEC-format status reports, as xterm answers them at the
-    /// VT220 level the emulator reports (DA1 `62`, DA2 `0`): DECXCPR (6, the cursor's
-    /// position, origin-relative in origin mode), printer (15: none), user-defined keys (25:
-    /// locked), keyboard (26: North American), locator (53/55: none; 56: no locator),
+    /// DECDSR (`CSI ? Ps n`), the DEC-format status reports, as xterm (a VT525) answers them
+    /// at the level DA reports (the VT220's, `62`, until a program selects one with DECSCL:
+    /// see [`super::modes`]): DECXCPR (6, the cursor's position, origin-relative in origin
+    /// mode, with the page, 1, from level 3), printer (15: none), user-defined keys (25:
+    /// locked), keyboard (26: North American, then from level 3 "ready" and from level 4 the
+    /// LK201), locator (53/55: none; 56: no locator),
     /// DECMSR (62: no macro space), DECCKSR (63: memory checksum 0), data integrity (75: no
     /// errors) and multiple sessions (85: not configured).
     fn dec_status(&mut self, c: &Control) {
+        let level = self.dec.level.unwrap_or(2);
         let reply = match c.param(0, 0) {
             6 => {
                 let p = self.term.grid().cursor.point;
                 let (dy, dx) = self.origin();
                 let col = p.column.0.min(self.term.columns() - 1);
                 let row = (p.line.0.max(0) as usize + 1).saturating_sub(dy).max(1);
-                format!("\x1b[?{row};{}R", (col + 1).saturating_sub(dx).max(1))
+                let col = (col + 1).saturating_sub(dx).max(1);
+                let page = if level >= 3 { ";1" } else { "" };
+                format!("\x1b[?{row};{col}{page}R")
             }
             15 => "\x1b[?13n".into(),
             25 => "\x1b[?21n".into(),
-            26 => "\x1b[?27;1n".into(),
+            26 => match level {
+                ..=2 => "\x1b[?27;1n".into(),
+                3 => "\x1b[?27;1;0n".into(),
+                _ => "\x1b[?27;1;0;0n".into(),
+            },
             53 | 55 => "\x1b[?50n".into(),
             56 => "\x1b[?57;0n".into(),
             62 => "\x1b[0*{".into(),

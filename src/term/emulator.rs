@@ -1547,6 +1547,17 @@ mod tests {
             (rows, ((h + p.line.0) as usize, p.column.0))
         }
 
+        /// `piece` is where the emulator follows xterm and alacritty does not, so from here the
+        /// two are not compared: a tab with a wrap pending (a character just written in the
+        /// last column: alacritty wraps, xterm leaves the cursor there; see `Guarded::put_tab`)
+        /// and DECCOLM (`CSI ? 3 h/l`: alacritty clears the screen, xterm ignores it unless
+        /// mode 40 allows it; see `term::modes`).
+        fn differs_deliberately(&self, piece: &[u8]) -> bool {
+            (self.term.grid().cursor.input_needs_wrap && piece.contains(&b'\t'))
+                || piece.starts_with(b"\x1b[?3h")
+                || piece.starts_with(b"\x1b[?3l")
+        }
+
         /// Insert mode is on with a double-width character on the screen: alacritty's insert
         /// rotates the row and writes over the cells that come round, which can lose a
         /// character beside a double-width one; the emulator's guard does not (see
@@ -1648,6 +1659,9 @@ mod tests {
                         break;
                     }
                     let piece = s.pieces[draw((0, s.pieces.len() - 1))];
+                    if n.differs_deliberately(piece) {
+                        break;
+                    }
                     log += &format!(" {:?}", String::from_utf8_lossy(piece));
                     e.advance(piece);
                     e.expire_sync();

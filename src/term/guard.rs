@@ -603,28 +603,25 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
         }
     }
 
-    /// HT (and CHT once per stop). With xterm's mode 41 (the more(1) fix), a tab right after
-    /// a character written in the last column (the wrap pending) wraps to the next line first.
+    /// HT. Right after a character written in the last column (the wrap pending) the cursor
+    /// stays there, the wrap still pending (xterm; alacritty would wrap), unless xterm's mode
+    /// 41 (the "more(1) fix") is set with autowrap: then the cursor goes down a line (scrolling
+    /// at the region's bottom) to the first column and on to the first tab stop.
     #[inline]
     fn put_tab(&mut self, count: u16) {
-        if self.term.grid().cursor.input_needs_wrap
-            && self.term.mode().contains(TermMode::LINE_WRAP)
-            && self.dec.kept.private(MORE_FIX)
-        {
+        if self.term.grid().cursor.input_needs_wrap {
+            if !(self.dec.kept.private(MORE_FIX) && self.term.mode().contains(TermMode::LINE_WRAP))
+            {
+                return;
+            }
             self.term.grid_mut().cursor.input_needs_wrap = false;
             self.linefeed();
-            self.carriage_return();
+            self.term.grid_mut().cursor.point.column = Column(0);
         }
         if self.dec.margins.is_some() {
             let before = self.term.grid().cursor.point.column.0;
             Handler::put_tab(&mut *self.term, count);
             return self.tab_stops_at_margin(before);
-        }
-        if self.term.grid().cursor.input_needs_wrap
-            && self.term.mode().contains(TermMode::LINE_WRAP)
-            && self.feed_scrolls()
-        {
-            self.keep_top(1, CursorRow::Wrapped);
         }
         Handler::put_tab(&mut *self.term, count)
     }

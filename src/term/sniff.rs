@@ -452,7 +452,7 @@ mod tests {
     #[test]
     fn reads_checksum_requests_with_their_defaults() {
         assert_eq!(
-            all(&[b"\x1b[7;1;2;3;", b"4;5*y", b"\x1b[*y\x1b[3;*x"]),
+            all(&[b"\x1b[7;1;2;3;", b"4;5*y", b"\x1b[*y\x1b[3;*z"]),
             [
                 Found::Checksum {
                     id: 7,
