@@ -252,7 +252,8 @@ impl<T: EventListener> Guarded<'_, T> {
     /// without its spacer (found by the fuzz tests), and a spacer that comes round clears the
     /// character before the cursor. Here the cells from the end are blanked before the write,
     /// and a pair the shift split is erased whole, as xterm does. Rows without double-width
-    /// characters take alacritty's path unchanged.
+    /// characters take alacritty's path unchanged; after a wrap (the wrap pending) the row
+    /// written is repaired (a pair pushed against its edge erased whole).
     #[inline(never)]
     fn insert_wide_safely(&mut self, c: char, width: usize) {
         let cols = self.term.columns();
@@ -261,8 +262,18 @@ impl<T: EventListener> Guarded<'_, T> {
         let row = &self.term.grid()[point.line];
         let wide =
             (point.column.0.saturating_sub(1)..cols).any(|c| row[Column(c)].flags.intersects(half));
-        if !wide || self.term.grid().cursor.input_needs_wrap || point.column.0 + width >= cols {
+        if self.term.grid().cursor.input_needs_wrap {
+            // alacritty wraps, then inserts on the next row, where a pair may be pushed
+            // against the edge: repaired there (split, it is erased whole).
+            Handler::input(&mut *self.term, c);
+            return repair_wide_pairs(self.term);
+        }
+        if !wide {
             return Handler::input(&mut *self.term, c);
+        }
+        if point.column.0 + width >= cols {
+            Handler::input(&mut *self.term, c);
+            return repair_row(self.term, point.line);
         }
         let line = point.line.0.max(0) as usize;
         dec::shift_row(self.term, line, point.column.0..cols, width, true);
