@@ -928,8 +928,8 @@ impl Emulator {
         }
     }
 
-    /// The input-relevant modes now (DECCKM, DECKPAM, bracketed paste, mouse, alternate
-    /// screen, synchronized output).
+    /// The modes now that matter to input and to the picture (DECCKM, DECKPAM, bracketed
+    /// paste, mouse, alternate screen, synchronized output, width policy, reverse video).
     pub fn modes(&self) -> Modes {
         let mode = *self.term.mode();
         Modes {
