@@ -444,8 +444,8 @@ fn decrqm_answers_for_modes_it_does_not_support() {
     // recognised"); DECLRMM 1 or 2 as set.
     let mut e = fed(10, 2, b"");
     assert_eq!(
-        reply(&mut e, b"\x1b[1$p\x1b[19$p\x1b[2$p"),
-        "\x1b[1;4$y\x1b[19;4$y\x1b[2;0$y"
+        reply(&mut e, b"\x1b[1$p\x1b[19$p\x1b[99$p"),
+        "\x1b[1;4$y\x1b[19;4$y\x1b[99;0$y"
     );
     assert_eq!(reply(&mut e, b"\x1b[?9999$p"), "\x1b[?9999;0$y");
     assert_eq!(reply(&mut e, b"\x1b[?69h\x1b[?69$p"), "\x1b[?69;1$y");
@@ -453,7 +453,8 @@ fn decrqm_answers_for_modes_it_does_not_support() {
 
 #[test]
 fn decrqss_reports_region_margins_protection_and_level() {
-    let mut e = fed(10, 6, b"\x1b[2;5r\x1b[1\"q\x1b[64;1\"p");
+    // DECSCL comes first: selecting a level soft-resets (the region, the protection).
+    let mut e = fed(10, 6, b"\x1b[64;1\"p\x1b[2;5r\x1b[1\"q");
     assert_eq!(reply(&mut e, b"\x1bP$qr\x1b\\"), "\x1bP1$r2;5r\x1b\\");
     assert_eq!(reply(&mut e, b"\x1bP$q\"q\x1b\\"), "\x1bP1$r1\"q\x1b\\");
     assert_eq!(reply(&mut e, b"\x1bP$q\"p\x1b\\"), "\x1bP1$r64;1\"p\x1b\\");
@@ -520,4 +521,207 @@ fn ed_1_on_the_second_row_erases_the_first() {
     // ED 1 erases from the screen's start to the cursor, whatever row the cursor is on.
     let e = fed(5, 3, b"abcde\r\nfghij\r\nklmno\x1b[2;3H\x1b[1J");
     assert_eq!(grid(&e, 0..3, 5), [".....", "...ij", "klmno"]);
+}
+
+/// DECRQM's answer for DEC private mode `mode` (`Ps`: 1 set, 2 reset, 4 permanently reset).
+fn dec_mode(e: &mut Emulator, mode: u16) -> String {
+    reply(e, format!("\x1b[?{mode}$p").as_bytes())
+}
+
+#[test]
+fn decrqm_reports_the_modes_a_program_sets_and_resets() {
+    // xterm's DECRQM: KAM (2) and SRM (12, set at power-up) among the ANSI modes; DECSCLM,
+    // DECSCNM, DECPFF, DECPEX, 35, 40, 41, DECNRCM, DECBKM among the private ones, each as the
+    // program left it; DECHCCM (60) and DECARM (8) permanently reset.
+    let mut e = fed(10, 4, b"");
+    assert_eq!(reply(&mut e, b"\x1b[2$p\x1b[12$p"), "\x1b[2;2$y\x1b[12;1$y");
+    e.advance(b"\x1b[2h\x1b[12l");
+    assert_eq!(reply(&mut e, b"\x1b[2$p\x1b[12$p"), "\x1b[2;1$y\x1b[12;2$y");
+    for mode in [4, 5, 18, 19, 35, 40, 41, 42, 67] {
+        assert_eq!(dec_mode(&mut e, mode), format!("\x1b[?{mode};2$y"));
+        e.advance(format!("\x1b[?{mode}h").as_bytes());
+        assert_eq!(dec_mode(&mut e, mode), format!("\x1b[?{mode};1$y"));
+        e.advance(format!("\x1b[?{mode}l").as_bytes());
+        assert_eq!(dec_mode(&mut e, mode), format!("\x1b[?{mode};2$y"));
+    }
+    assert_eq!(dec_mode(&mut e, 60), "\x1b[?60;4$y");
+    assert_eq!(dec_mode(&mut e, 8), "\x1b[?8;4$y");
+    // A reset (RIS) brings every mode back to its power-up state.
+    e.advance(b"\x1b[2h\x1b[?5h\x1bc");
+    assert_eq!(reply(&mut e, b"\x1b[2$p\x1b[?5$p"), "\x1b[2;2$y\x1b[?5;2$y");
+}
+
+#[test]
+fn reverse_video_swaps_the_default_colours_of_the_picture() {
+    // DECSCNM (DEC private mode 5): the screen in reverse video, shown in the snapshot's modes
+    // and drawn with the theme's foreground and background swapped.
+    let e = fed(4, 2, b"\x1b[?5hab");
+    let screen = e.snapshot();
+    assert!(screen.modes.reverse_video);
+    let appearance = console2svg::render::Appearance::default();
+    let palette = appearance.palette(&[]);
+    let fonts = console2svg::render::fonts::Fonts::bundled_only();
+    let svg = console2svg::render::render_svg(&screen, &appearance, &fonts);
+    let bg_rule = format!(".bg{{fill:{}}}", palette.foreground.to_hex());
+    assert!(svg.contains(&bg_rule), "reverse video background: {svg}");
+    assert!(
+        !fed(4, 2, b"\x1b[?5h\x1b[?5l")
+            .snapshot()
+            .modes
+            .reverse_video
+    );
+}
+
+#[test]
+fn deccolm_acts_only_when_mode_40_allows_it_and_keeps_the_width() {
+    // xterm: without mode 40, DECCOLM is ignored (nothing cleared); with it, the screen is
+    // cleared, the margins reset and the cursor homed, and the mode is reported; the width
+    // stays the session's. DECNCSM (95) keeps the screen.
+    let mut e = fed(10, 4, b"abc\x1b[2;3r\x1b[?3h");
+    assert_eq!(row(&e, 1, 3), "abc");
+    assert_eq!(dec_mode(&mut e, 3), "\x1b[?3;2$y");
+    e.advance(b"\x1b[?40h\x1b[3;3H\x1b[?3h");
+    assert_eq!(row(&e, 1, 3), "...");
+    assert_eq!(cursor(&e), (1, 1));
+    assert_eq!(dec_mode(&mut e, 3), "\x1b[?3;1$y");
+    assert_eq!(reply(&mut e, b"\x1bP$qr\x1b\\"), "\x1bP1$r1;4r\x1b\\");
+    assert_eq!(e.cols(), 10);
+    e.advance(b"xyz\x1b[?95h\x1b[?3l");
+    assert_eq!(row(&e, 1, 3), "xyz");
+    assert_eq!(dec_mode(&mut e, 3), "\x1b[?3;2$y");
+}
+
+#[test]
+fn alternate_screen_47_keeps_its_contents_and_1047_clears_them() {
+    // xterm: 47 and 1047 switch screens with the cursor where it is; leaving with 47 keeps the
+    // alternate screen's contents for the next visit, leaving with 1047 clears them.
+    let mut e = fed(6, 3, b"abc\r\nabc");
+    e.advance(b"\x1b[?47h");
+    assert_eq!(cursor(&e), (2, 4));
+    assert_eq!(grid(&e, 0..2, 3), ["...", "..."]);
+    assert!(e.snapshot().modes.alternate_screen);
+    e.advance(b"\x1b[2;1Hdef\r\ndef");
+    e.advance(b"\x1b[?47l");
+    assert_eq!(cursor(&e), (3, 4));
+    assert_eq!(grid(&e, 0..3, 3), ["abc", "abc", "..."]);
+    assert_eq!(dec_mode(&mut e, 47), "\x1b[?47;2$y");
+    e.advance(b"\x1b[?47h");
+    assert_eq!(grid(&e, 0..3, 3), ["...", "def", "def"]);
+    assert_eq!(dec_mode(&mut e, 1047), "\x1b[?1047;1$y");
+    e.advance(b"\x1b[?1047l\x1b[?1047h");
+    assert_eq!(grid(&e, 0..3, 3), ["...", "...", "..."]);
+}
+
+#[test]
+fn each_screen_keeps_its_own_saved_cursor() {
+    // xterm keeps a saved cursor (DECSC) for the primary screen and one for the alternate.
+    let mut e = fed(
+        10,
+        8,
+        b"\x1b[3;2H\x1b7\x1b[?47h\x1b[7;6H\x1b7\x1b[?47l\x1b8",
+    );
+    assert_eq!(cursor(&e), (3, 2));
+    e.advance(b"\x1b[?47h\x1b8");
+    assert_eq!(cursor(&e), (7, 6));
+}
+
+#[test]
+fn xtsave_and_xtrestore_dec_private_modes() {
+    // xterm's XTSAVE (`CSI ? Pm s`) and XTRESTORE (`CSI ? Pm r`): each mode back as saved.
+    let mut e = fed(10, 4, b"\x1b[?7h\x1b[?5h\x1b[?7;5s\x1b[?7l\x1b[?5l");
+    assert_eq!(dec_mode(&mut e, 7), "\x1b[?7;2$y");
+    e.advance(b"\x1b[?7;5r");
+    assert_eq!(dec_mode(&mut e, 7), "\x1b[?7;1$y");
+    assert_eq!(dec_mode(&mut e, 5), "\x1b[?5;1$y");
+    // A reset mode comes back reset; a mode never saved stays as it is.
+    e.advance(b"\x1b[?1l\x1b[?1s\x1b[?1h\x1b[?25l\x1b[?1;25r");
+    assert_eq!(dec_mode(&mut e, 1), "\x1b[?1;2$y");
+    assert_eq!(dec_mode(&mut e, 25), "\x1b[?25;2$y");
+    // `CSI ? Pm s` is never SCOSC: the cursor is not saved.
+    e.advance(b"\x1b[2;2H\x1b[?7s\x1b[4;4H\x1b[u");
+    assert_eq!(cursor(&e), (1, 1));
+}
+
+#[test]
+fn device_attributes_follow_the_level_a_program_selects() {
+    // Before any DECSCL: the VT220 answers. DECSCL 61–65 selects a level (after a soft reset):
+    // DA1 and DA2 then answer as xterm at that level, DECRQSS reports it, and the functions
+    // above it are refused: DECRQM below 3, DECSLRM below 4, DECNCSM below 5.
+    let mut e = fed(10, 8, b"");
+    assert_eq!(reply(&mut e, b"\x1b[c"), "\x1b[?62;22c");
+    e.advance(b"\x1b[65;1\"p");
+    assert_eq!(
+        reply(&mut e, b"\x1b[0c"),
+        "\x1b[?65;1;2;6;9;15;16;17;18;21;22;28;29c"
+    );
+    assert_eq!(reply(&mut e, b"\x1b[>c"), "\x1b[>64;380;0c");
+    assert_eq!(reply(&mut e, b"\x1bP$q\"p\x1b\\"), "\x1bP1$r65;1\"p\x1b\\");
+    assert_eq!(reply(&mut e, b"\x1b[?95h\x1b[?95$p"), "\x1b[?95;1$y");
+    // The DEC status reports follow: DECXCPR gives the page, the keyboard its state and type.
+    assert_eq!(reply(&mut e, b"\x1b[2;3H\x1b[?6n"), "\x1b[?2;3;1R");
+    assert_eq!(reply(&mut e, b"\x1b[?26n"), "\x1b[?27;1;0;0n");
+    e.advance(b"\x1b[64;1\"p");
+    assert_eq!(reply(&mut e, b"\x1b[>0c"), "\x1b[>41;380;0c");
+    assert_eq!(reply(&mut e, b"\x1b[?95$p"), "\x1b[?95;0$y");
+    e.advance(b"\x1b[63;1\"p\x1b[?69h\x1b[5;6s\x1b[5;1Habc");
+    assert_eq!(cursor(&e), (5, 4), "no left and right margins at level 3");
+    assert_eq!(reply(&mut e, b"\x1b[4$p"), "\x1b[4;2$y");
+    e.advance(b"\x1b[62;1\"p");
+    assert_eq!(
+        reply(&mut e, b"\x1b[4$p\x1b[?7$p"),
+        "",
+        "no DECRQM at level 2"
+    );
+    assert_eq!(reply(&mut e, b"\x1b[c"), "\x1b[?62;1;2;6;9;15;22;29c");
+    // Levels outside 61–65 are ignored; a reset (RIS) forgets the selection.
+    e.advance(b"\x1b[66;1\"p");
+    assert_eq!(reply(&mut e, b"\x1bP$q\"p\x1b\\"), "\x1bP1$r62;1\"p\x1b\\");
+    e.advance(b"\x1bc");
+    assert_eq!(reply(&mut e, b"\x1b[c"), "\x1b[?62;22c");
+}
+
+#[test]
+fn window_state_and_position_are_kept_and_reported() {
+    // xterm's window operations 1/2 (de-iconify, iconify) and 3 (move to x ; y, absent ones
+    // 0) are reported back by 11 and 13; 15 and 16 give the screen's and a cell's size in
+    // pixels; a resize request leaves the size as it is.
+    let mut e = fed(12, 4, b"\x1b[2t");
+    assert_eq!(reply(&mut e, b"\x1b[11t"), "\x1b[2t");
+    assert_eq!(reply(&mut e, b"\x1b[1t\x1b[11t"), "\x1b[1t");
+    assert_eq!(reply(&mut e, b"\x1b[3;7;9t\x1b[13t"), "\x1b[3;7;9t");
+    assert_eq!(reply(&mut e, b"\x1b[3;5t\x1b[13t"), "\x1b[3;5;0t");
+    assert_eq!(
+        reply(&mut e, b"\x1b[14t\x1b[15t"),
+        "\x1b[4;72;96t\x1b[5;72;96t"
+    );
+    assert_eq!(reply(&mut e, b"\x1b[16t"), "\x1b[6;18;8t");
+    assert_eq!(
+        reply(&mut e, b"\x1b[8;10;90t\x1b[30t\x1b[18t"),
+        "\x1b[8;4;12t"
+    );
+}
+
+#[test]
+fn decrqss_reports_page_and_status_line_settings() {
+    // DECSLPP and DECSNLS: the screen's rows; DECSACE as set; DECSASD and DECSSDT: the main
+    // display, no status line.
+    let mut e = fed(10, 6, b"\x1b[2*x");
+    assert_eq!(reply(&mut e, b"\x1bP$qt\x1b\\"), "\x1bP1$r6t\x1b\\");
+    assert_eq!(reply(&mut e, b"\x1bP$q*|\x1b\\"), "\x1bP1$r6*|\x1b\\");
+    assert_eq!(reply(&mut e, b"\x1bP$q*x\x1b\\"), "\x1bP1$r2*x\x1b\\");
+    assert_eq!(reply(&mut e, b"\x1bP$q$}\x1b\\"), "\x1bP1$r0$}\x1b\\");
+    assert_eq!(reply(&mut e, b"\x1bP$q$~\x1b\\"), "\x1bP1$r0$~\x1b\\");
+}
+
+#[test]
+fn mode_41_wraps_before_a_tab_after_the_last_column() {
+    // xterm's "more(1) fix": with mode 41, a tab right after a character written in the last
+    // column goes to the next line's first tab stop; without it the tab leaves the cursor
+    // (and its pending wrap) as it is.
+    let e = fed(10, 4, b"\x1b[?41h0123456789\tX");
+    assert_eq!(row(&e, 2, 10), "........X.");
+    let e = fed(10, 4, b"0123456789\t");
+    assert_eq!(cursor(&e), (1, 10));
+    let e = fed(10, 4, b"0123456789\tX");
+    assert_eq!(grid(&e, 0..2, 10), ["0123456789", "X........."]);
 }

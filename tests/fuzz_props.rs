@@ -406,6 +406,21 @@ fn terminal_regressions() -> Vec<(&'static str, TerminalCase)> {
                 "   \u{a0}    中\x1b[4h\x1b[?6h\x1b[5;10Haa".as_bytes(),
             ),
         ),
+        // And after a wrap: the character inserted at the start of the next row pushed a wide
+        // character there against the right edge.
+        (
+            "wide-cell-after-insert-mode-wraps-onto-it",
+            TerminalCase {
+                cols: 3,
+                rows: 490,
+                render: 0,
+                steps: vec![
+                    feed("\x1b[4h中  \x7f\x1b[2T中中"),
+                    TerminalStep::Resize(2, 1),
+                    TerminalStep::Snapshot,
+                ],
+            },
+        ),
     ]
 }
 

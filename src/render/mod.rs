@@ -390,13 +390,18 @@ fn render(
     text_layer: bool,
 ) -> (String, grid::Painted, f32) {
     let header_rows = usize::from(appearance.header.is_some());
-    let (layout, palette) = setup(
+    let (layout, mut palette) = setup(
         screen.width,
         screen.rows.len(),
         &screen.palette_overrides,
         appearance,
         fonts,
     );
+    if screen.modes.reverse_video {
+        // DECSCNM: the default colours swap, as xterm shows reverse video (the terminal's
+        // background, drawn in the palette's, too).
+        std::mem::swap(&mut palette.foreground, &mut palette.background);
+    }
     let body = shell(appearance, &layout);
     let mut painter = grid::Painter::new(&layout, &palette, fonts, appearance, text_layer);
     if let Some(header) = &appearance.header {

@@ -20,6 +20,7 @@ use alacritty_terminal::vte::ansi::{
 };
 
 use super::guard::Guarded;
+use super::modes::{KeptGrid, KeptModes, KAM};
 use super::sniff::Control;
 
 /// The cell flag of a character written while DECSCA protection is on (a bit alacritty's
@@ -41,9 +42,19 @@ pub(super) struct DecState {
     /// The parameters of a `CSI … s` the parser is about to dispatch (DECSLRM when DECLRMM is
     /// set, else SCOSC: see [`Guarded::save_cursor_position`]).
     pub pending_slrm: Option<Vec<u16>>,
-    /// The conformance level DECSCL last set (`Pl`, `Pc`), reported back by DECRQSS; the
-    /// emulator's behaviour does not change with it.
-    pub level: Option<(u16, u16)>,
+    /// The conformance level DECSCL selected (1–5: VT100 to VT525), `None` until a program
+    /// selects one (see [`super::modes`]).
+    pub level: Option<u8>,
+    /// The modes kept in our layer, only reported and saved or acted on here
+    /// ([`super::modes`]).
+    pub kept: KeptModes,
+    /// The DEC private modes XTSAVE saved, with whether each was set.
+    pub saved_modes: Vec<(u16, bool)>,
+    /// The alternate screen's contents as mode 47 left it, for its next visit.
+    pub alt_kept: KeptGrid,
+    /// DECSACE (`CSI Ps * x`): the extent DECCARA and DECRARA would change, as set (0 or 1
+    /// a stream of characters, 2 a rectangle); reported by DECRQSS.
+    pub attribute_extent: u16,
     /// The protection in effect is ISO's (SPA/EPA: ED, EL and ECH spare protected
     /// characters too), else DEC's (DECSCA: only DECSED, DECSEL and DECSERA spare them, as
     /// they always do: xterm's choice for compatibility, where DEC STD 070 has them ignore ISO
@@ -82,8 +93,13 @@ impl<T: EventListener> Guarded<'_, T> {
     pub(super) fn control(&mut self, c: &Control) {
         match (c.prefix, c.intermediate, c.final_byte) {
             (None, Some(b'!'), b'p') => self.soft_reset(),
-            (None, Some(b'"'), b'p') => {
-                self.dec.level = Some((c.param(0, 62), c.params.get(1).copied().unwrap_or(0)))
+            (None, Some(b'"'), b'p') => self.select_level(c.param(0, 0)),
+            (Some(b'?'), None, b's') => self.save_modes(&c.params),
+            (Some(b'?'), None, b'r') => self.restore_modes(&c.params),
+            (None, Some(b'*'), b'x') => {
+                if let v @ 0..=2 = c.param(0, 0) {
+                    self.dec.attribute_extent = v;
+                }
             }
             (None, Some(b'"'), b'q') => {
                 // DECSCA: 1 protects what is written from now on; 0 and 2 end it. The
@@ -120,7 +136,7 @@ impl<T: EventListener> Guarded<'_, T> {
         }
     }
 
-    fn reply(&self, text: String) {
+    pub(super) fn reply(&self, text: String) {
         self.listener.send_event(Event::PtyWrite(text));
     }
 
@@ -129,7 +145,7 @@ impl<T: EventListener> Guarded<'_, T> {
     /// sets, the SGR attributes, application cursor keys, reverse wraparound reset; the
     /// cursor shown; the saved cursor back to its default (home). The cursor stays where it
     /// is, and autowrap as it is (xterm keeps its own default; DEC STD 070 resets it).
-    fn soft_reset(&mut self) {
+    pub(super) fn soft_reset(&mut self) {
         let term = &mut *self.term;
         let point = term.grid().cursor.point;
         Handler::unset_mode(
@@ -160,6 +176,7 @@ impl<T: EventListener> Guarded<'_, T> {
         self.dec.saved_origin = false;
         self.dec.reverse_wrap = false;
         self.dec.iso = false;
+        self.dec.kept.set_ansi(KAM, false);
     }
 
     /// SPA (`start`, `ESC V`) and EPA (`ESC W`): characters written from SPA to EPA are
@@ -407,24 +424,33 @@ impl<T: EventListener> Guarded<'_, T> {
         self.repair_rows(lines);
     }
 
-    /// DECDSR (`CSI ? Ps n`), the DEC-format status reports, as xterm answers them at the
-    /// VT220 level the emulator reports (DA1 `62`, DA2 `0`): DECXCPR (6, the cursor's
-    /// position, origin-relative in origin mode), printer (15: none), user-defined keys (25:
-    /// locked), keyboard (26: North American), locator (53/55: none; 56: no locator),
+    /// DECDSR (`CSI ? Ps n`), the DEC-format status reports, as xterm (a VT525) answers them
+    /// at the level DA reports (the VT220's, `62`, until a program selects one with DECSCL:
+    /// see [`super::modes`]): DECXCPR (6, the cursor's position, origin-relative in origin
+    /// mode, with the page, 1, from level 3), printer (15: none), user-defined keys (25:
+    /// locked), keyboard (26: North American, then from level 3 "ready" and from level 4 the
+    /// LK201), locator (53/55: none; 56: no locator),
     /// DECMSR (62: no macro space), DECCKSR (63: memory checksum 0), data integrity (75: no
     /// errors) and multiple sessions (85: not configured).
     fn dec_status(&mut self, c: &Control) {
+        let level = self.dec.level.unwrap_or(2);
         let reply = match c.param(0, 0) {
             6 => {
                 let p = self.term.grid().cursor.point;
                 let (dy, dx) = self.origin();
                 let col = p.column.0.min(self.term.columns() - 1);
                 let row = (p.line.0.max(0) as usize + 1).saturating_sub(dy).max(1);
-                format!("\x1b[?{row};{}R", (col + 1).saturating_sub(dx).max(1))
+                let col = (col + 1).saturating_sub(dx).max(1);
+                let page = if level >= 3 { ";1" } else { "" };
+                format!("\x1b[?{row};{col}{page}R")
             }
             15 => "\x1b[?13n".into(),
             25 => "\x1b[?21n".into(),
-            26 => "\x1b[?27;1n".into(),
+            26 => match level {
+                ..=2 => "\x1b[?27;1n".into(),
+                3 => "\x1b[?27;1;0n".into(),
+                _ => "\x1b[?27;1;0;0n".into(),
+            },
             53 | 55 => "\x1b[?50n".into(),
             56 => "\x1b[?57;0n".into(),
             62 => "\x1b[0*{".into(),

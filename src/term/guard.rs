@@ -48,6 +48,7 @@ use unicode_width::UnicodeWidthChar;
 
 use super::cluster;
 use super::dec::{self, DecState, DECLRMM, PROTECTED};
+use super::modes::{ALTBUF, ALTBUF_CLEARED, KAM, MORE_FIX, SRM};
 use super::scrollback::Scrollback;
 
 /// What a double-width character becomes where it cannot fit (a 1-column terminal): U+FFFD
@@ -115,7 +116,7 @@ pub(super) enum CursorRow {
 
 impl<T: EventListener> Guarded<'_, T> {
     /// The primary screen is shown (only its rows go to the scrollback).
-    fn primary(&self) -> bool {
+    pub(super) fn primary(&self) -> bool {
         !self.term.mode().contains(TermMode::ALT_SCREEN)
     }
 
@@ -251,7 +252,8 @@ impl<T: EventListener> Guarded<'_, T> {
     /// without its spacer (found by the fuzz tests), and a spacer that comes round clears the
     /// character before the cursor. Here the cells from the end are blanked before the write,
     /// and a pair the shift split is erased whole, as xterm does. Rows without double-width
-    /// characters take alacritty's path unchanged.
+    /// characters take alacritty's path unchanged; after a wrap (the wrap pending) the row
+    /// written is repaired (a pair pushed against its edge erased whole).
     #[inline(never)]
     fn insert_wide_safely(&mut self, c: char, width: usize) {
         let cols = self.term.columns();
@@ -260,8 +262,18 @@ impl<T: EventListener> Guarded<'_, T> {
         let row = &self.term.grid()[point.line];
         let wide =
             (point.column.0.saturating_sub(1)..cols).any(|c| row[Column(c)].flags.intersects(half));
-        if !wide || self.term.grid().cursor.input_needs_wrap || point.column.0 + width >= cols {
+        if self.term.grid().cursor.input_needs_wrap {
+            // alacritty wraps, then inserts on the next row, where a pair may be pushed
+            // against the edge: repaired there (split, it is erased whole).
+            Handler::input(&mut *self.term, c);
+            return repair_wide_pairs(self.term);
+        }
+        if !wide {
             return Handler::input(&mut *self.term, c);
+        }
+        if point.column.0 + width >= cols {
+            Handler::input(&mut *self.term, c);
+            return repair_row(self.term, point.line);
         }
         let line = point.line.0.max(0) as usize;
         dec::shift_row(self.term, line, point.column.0..cols, width, true);
@@ -474,15 +486,6 @@ impl<T: EventListener> Guarded<'_, T> {
         dec::shift_row(self.term, line, point.column.0..m.end, n, insert);
         repair_wide_pairs(self.term);
     }
-
-    /// DECCOLM (`CSI ? 3 h/l`), which alacritty takes as DECSTBM(1, last line): the region
-    /// becomes the whole screen, unless that has one line (then it is left as it is).
-    fn deccolm(&mut self, mode: PrivateMode) {
-        let lines = self.term.screen_lines();
-        if mode == PrivateMode::Named(NamedPrivateMode::ColumnMode) && lines > 1 {
-            *self.region = 0..lines as i32;
-        }
-    }
 }
 
 /// Replaces the grid of the alternate screen, while the primary screen is shown, with a blank
@@ -603,18 +606,33 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
         self.input_guarded(c)
     }
 
+    /// DA1 (`CSI c`) and DA2 (`CSI > c`): by the conformance level a program selected
+    /// ([`Guarded::identify`]), else by alacritty (the emulator gives DA1 its VT220 answer).
+    fn identify_terminal(&mut self, intermediate: Option<char>) {
+        if !self.identify(intermediate) {
+            Handler::identify_terminal(&mut *self.term, intermediate)
+        }
+    }
+
+    /// HT. Right after a character written in the last column (the wrap pending) the cursor
+    /// stays there, the wrap still pending (xterm; alacritty would wrap), unless xterm's mode
+    /// 41 (the "more(1) fix") is set with autowrap: then the cursor goes down a line (scrolling
+    /// at the region's bottom) to the first column and on to the first tab stop.
     #[inline]
     fn put_tab(&mut self, count: u16) {
+        if self.term.grid().cursor.input_needs_wrap {
+            if !(self.dec.kept.private(MORE_FIX) && self.term.mode().contains(TermMode::LINE_WRAP))
+            {
+                return;
+            }
+            self.term.grid_mut().cursor.input_needs_wrap = false;
+            self.linefeed();
+            self.term.grid_mut().cursor.point.column = Column(0);
+        }
         if self.dec.margins.is_some() {
             let before = self.term.grid().cursor.point.column.0;
             Handler::put_tab(&mut *self.term, count);
             return self.tab_stops_at_margin(before);
-        }
-        if self.term.grid().cursor.input_needs_wrap
-            && self.term.mode().contains(TermMode::LINE_WRAP)
-            && self.feed_scrolls()
-        {
-            self.keep_top(1, CursorRow::Wrapped);
         }
         Handler::put_tab(&mut *self.term, count)
     }
@@ -785,7 +803,13 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
     /// any other 0 ("not recognised").
     fn report_mode(&mut self, mode: Mode) {
         let raw = mode.raw();
-        if matches!(raw, 1 | 5 | 7 | 10 | 11 | 13..=19) {
+        if self.level() < 3 {
+            // DECRQM is a VT320 function (xterm).
+            return;
+        }
+        if let Some(state) = self.ansi_mode_state(raw) {
+            self.reply(format!("\x1b[{raw};{}$y", state as u8));
+        } else if matches!(raw, 1 | 5 | 7 | 10 | 11 | 13..=19) {
             let reply = format!("\x1b[{raw};4$y");
             self.listener.send_event(Event::PtyWrite(reply));
         } else {
@@ -804,9 +828,31 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
         Handler::set_scrolling_region(&mut *self.term, top, bottom)
     }
 
+    /// SM (`CSI Pm h`): KAM and SRM kept here ([`super::modes`]), the rest by alacritty.
+    fn set_mode(&mut self, mode: Mode) {
+        if let Mode::Unknown(m @ (KAM | SRM)) = mode {
+            self.dec.kept.set_ansi(m, true);
+        }
+        Handler::set_mode(&mut *self.term, mode)
+    }
+
+    /// RM (`CSI Pm l`): as [`Guarded::set_mode`].
+    fn unset_mode(&mut self, mode: Mode) {
+        if let Mode::Unknown(m @ (KAM | SRM)) = mode {
+            self.dec.kept.set_ansi(m, false);
+        }
+        Handler::unset_mode(&mut *self.term, mode)
+    }
+
+    /// DECSET (`CSI ? Pm h`): the modes kept in our layer ([`super::modes`]), the alternate
+    /// screens of modes 47 and 1047, DECLRMM (from level 4), the rest by alacritty.
     fn set_private_mode(&mut self, mode: PrivateMode) {
-        self.deccolm(mode);
+        if self.keep_private(mode.raw(), true) {
+            return;
+        }
         match mode {
+            PrivateMode::Unknown(ALTBUF | ALTBUF_CLEARED) => return self.enter_alternate(),
+            PrivateMode::Unknown(DECLRMM) if self.level() < 4 => {}
             PrivateMode::Unknown(DECLRMM) => self.dec.lrmm = true,
             PrivateMode::Unknown(DECNKM) => Handler::set_keypad_application_mode(&mut *self.term),
             PrivateMode::Unknown(REVERSE_WRAP | REVERSE_WRAP_EXTENDED) => {
@@ -835,9 +881,15 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
         Handler::set_private_mode(&mut *self.term, mode)
     }
 
+    /// DECRST (`CSI ? Pm l`): as [`Guarded::set_private_mode`].
     fn unset_private_mode(&mut self, mode: PrivateMode) {
-        self.deccolm(mode);
+        if self.keep_private(mode.raw(), false) {
+            return;
+        }
         match mode {
+            PrivateMode::Unknown(ALTBUF) => return self.leave_alternate(true),
+            PrivateMode::Unknown(ALTBUF_CLEARED) => return self.leave_alternate(false),
+            PrivateMode::Unknown(DECLRMM) if self.level() < 4 => {}
             PrivateMode::Unknown(DECLRMM) => {
                 self.dec.lrmm = false;
                 self.dec.margins = None;
@@ -859,31 +911,11 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
         }
     }
 
-    /// DECRQM for a private mode: 2027 answered here (1 set, 2 reset); 2026 is answered
-    /// where it is found in the stream, before a synchronized frame's bytes are held back
-    /// (see `sniff`), so nothing is sent for it here; the rest by alacritty.
+    /// DECRQM for a private mode, as [`Guarded::report_private`] answers it (2026 is
+    /// answered where it is found in the stream, before a synchronized frame's bytes are held
+    /// back: see `sniff`).
     fn report_private_mode(&mut self, mode: PrivateMode) {
-        match mode {
-            PrivateMode::Unknown(cluster::MODE) => {
-                let state = if self.width.graphemes { 1 } else { 2 };
-                let reply = format!("\x1b[?{};{state}$y", cluster::MODE);
-                self.listener.send_event(Event::PtyWrite(reply));
-            }
-            PrivateMode::Named(NamedPrivateMode::SyncUpdate) => {}
-            PrivateMode::Unknown(
-                m @ (DECLRMM | DECNKM | REVERSE_WRAP | REVERSE_WRAP_EXTENDED | SAVE_CURSOR),
-            ) => {
-                let set = match m {
-                    DECLRMM => self.dec.lrmm,
-                    DECNKM => self.term.mode().contains(TermMode::APP_KEYPAD),
-                    SAVE_CURSOR => false,
-                    _ => self.dec.reverse_wrap,
-                };
-                let reply = format!("\x1b[?{m};{}$y", if set { 1 } else { 2 });
-                self.listener.send_event(Event::PtyWrite(reply));
-            }
-            _ => Handler::report_private_mode(&mut *self.term, mode),
-        }
+        self.report_private(mode.raw());
     }
 
     /// CUP and HVP: in origin mode relative to the scroll region's top and the left margin,
@@ -1081,15 +1113,12 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
         fn set_title(&mut self, title: Option<String>);
         fn set_cursor_style(&mut self, style: Option<CursorStyle>);
         fn set_cursor_shape(&mut self, shape: CursorShape);
-        fn identify_terminal(&mut self, intermediate: Option<char>);
         fn bell(&mut self);
         fn substitute(&mut self);
         fn set_horizontal_tabstop(&mut self);
         fn move_backward_tabs(&mut self, count: u16);
         fn clear_tabs(&mut self, mode: TabulationClearMode);
         fn set_tabs(&mut self, interval: u16);
-        fn set_mode(&mut self, mode: Mode);
-        fn unset_mode(&mut self, mode: Mode);
         fn set_keypad_application_mode(&mut self);
         fn unset_keypad_application_mode(&mut self);
         fn set_active_charset(&mut self, index: CharsetIndex);

@@ -9,6 +9,7 @@ mod flood;
 mod guard;
 mod hibernate;
 pub mod keys;
+mod modes;
 mod screen;
 mod scrollback;
 pub mod sniff;

@@ -168,7 +168,7 @@ pub struct Cursor {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Modes {
-    /// DEC private mode 1049.
+    /// The alternate screen is shown (DEC private modes 1049, 1047 or 47).
     pub alternate_screen: bool,
     /// DECCKM, DEC private mode 1: cursor keys send `ESC O x`.
     pub application_cursor: bool,
@@ -195,6 +195,10 @@ pub struct Modes {
     /// past the timeout (`term::SYNC_TIMEOUT`, 1 s), or open when the output ended.
     #[serde(default)]
     pub forced_sync_ends: u64,
+    /// DECSCNM, DEC private mode 5: the screen is shown in reverse video (the default
+    /// foreground and background colours swapped, as xterm shows it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reverse_video: bool,
 }
 
 /// An owned snapshot of a terminal.

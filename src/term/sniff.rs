@@ -88,17 +88,18 @@ impl Control {
     /// DECSTR `CSI ! p`, DECSCL `CSI Pl ; Pc " p`, DECDSR `CSI ? Ps n`, DECSCA `CSI Ps " q`,
     /// DECSED `CSI ? Ps J`, DECSEL `CSI ? Ps K`, DECSLRM or SCOSC `CSI Pl ; Pr s`, the
     /// rectangular-area operations DECCRA `CSI … $ v`, DECFRA `CSI … $ x`, DECERA
-    /// `CSI … $ z`, DECSERA `CSI … $ {`, DECIC `CSI Pn ' }`, DECDC `CSI Pn ' ~`, and the
-    /// window operations
+    /// `CSI … $ z`, DECSERA `CSI … $ {`, DECIC `CSI Pn ' }`, DECDC `CSI Pn ' ~`, DECSACE
+    /// `CSI Ps * x`, XTSAVE `CSI ? Pm s` and XTRESTORE `CSI ? Pm r`, and the window operations
     /// (`CSI Ps ; … t`) alacritty does not answer.
     pub fn is_ours(&self) -> bool {
         matches!(
             (self.prefix, self.intermediate, self.final_byte),
             (None, Some(b'!'), b'p')
                 | (None, Some(b'"'), b'p' | b'q')
-                | (Some(b'?'), None, b'n' | b'J' | b'K')
+                | (Some(b'?'), None, b'n' | b'J' | b'K' | b's' | b'r')
                 | (None, None, b's' | b't')
                 | (None, Some(b'$'), b'v' | b'x' | b'z' | b'{')
+                | (None, Some(b'*'), b'x')
                 | (None, Some(b'\''), b'}' | b'~')
         )
     }
@@ -451,7 +452,7 @@ mod tests {
     #[test]
     fn reads_checksum_requests_with_their_defaults() {
         assert_eq!(
-            all(&[b"\x1b[7;1;2;3;", b"4;5*y", b"\x1b[*y\x1b[3;*x"]),
+            all(&[b"\x1b[7;1;2;3;", b"4;5*y", b"\x1b[*y\x1b[3;*z"]),
             [
                 Found::Checksum {
                     id: 7,
