@@ -725,3 +725,148 @@ fn mode_41_wraps_before_a_tab_after_the_last_column() {
     let e = fed(10, 4, b"0123456789\tX");
     assert_eq!(grid(&e, 0..2, 10), ["0123456789", "X........."]);
 }
+
+// Colour controls (xterm's ctlseqs, "Operating System Commands": OSC 4, 5, 10–19, 104, 105,
+// 110–119) with X11 colour specs (Xlib's XParseColor): each answer is `rgb:RRRR/GGGG/BBBB`,
+// each channel the 8 bits a TrueColor screen keeps, repeated, ended as the query was.
+
+/// The colour OSC `code` with `index` (or none, for the dynamic colours) has now.
+fn colour(e: &mut Emulator, code: &str) -> String {
+    reply(e, format!("\x1b]{code};?\x1b\\").as_bytes())
+}
+
+#[test]
+fn osc_4_sets_and_reports_palette_entries_in_every_x11_form() {
+    let mut e = fed(10, 2, b"");
+    for (spec, want) in [
+        ("rgb:f0f0/f0f0/f0f0", "f0f0/f0f0/f0f0"),
+        ("rgb:8/80/800", "8888/8080/8080"),
+        ("#fff", "f0f0/f0f0/f0f0"),
+        ("#800080008000", "8080/8080/8080"),
+        // The device-independent forms and `rgbi:` follow sRGB (IEC 61966-2-1: D65 white,
+        // its matrix and transfer function, clipped to the gamut), not the default Tektronix
+        // screen of Xlib's colour management that xterm converts through: a deliberate
+        // difference, so these answers are not xterm's (its are in the comments).
+        ("rgbi:0.5/0.5/0.5", "bcbc/bcbc/bcbc"), // xterm: c1c1/bbbb/bbbb
+        ("CIEXYZ:0.5/0.5/0.5", "cccc/b7b7/b4b4"), // xterm: dddd/b5b5/a0a0
+        ("CIEuvY:0.5/0.5/0.5", "ffff/0000/5656"), // xterm: ffff/a3a3/aeae
+        ("CIExyY:0.5/0.5/0.5", "eeee/b3b3/0000"), // xterm: f7f7/b3b3/0e0e
+        ("CIELab:50/0/0", "7777/7777/7777"),    // L* 50 is sRGB's mid grey
+        ("CIELab:1/1/1", "0707/0303/0101"),     // xterm: 6c6c/6767/6767
+        ("CIELuv:0.5/0.5/0.5", "0404/0101/0000"), // xterm: 0e0e/1313/0e0e
+    ] {
+        e.advance(format!("\x1b]4;3;{spec}\x07").as_bytes());
+        assert_eq!(
+            colour(&mut e, "4;3"),
+            format!("\x1b]4;3;rgb:{want}\x1b\\"),
+            "{spec}"
+        );
+    }
+    // Several pairs at once; the answers come in order, ended with BEL for a BEL query.
+    e.advance(b"\x1b]4;0;#102030;1;rgb:ff/0/0\x1b\\");
+    assert_eq!(
+        reply(&mut e, b"\x1b]4;0;?;1;?\x07"),
+        "\x1b]4;0;rgb:1010/2020/3030\x07\x1b]4;1;rgb:ffff/0000/0000\x07"
+    );
+    // A spec that is no colour leaves the entry as it was; TekHVC (a proprietary space with
+    // no published standard) is not understood.
+    e.advance(b"\x1b]4;0;no-such-colour\x07\x1b]4;0;rgb:1/2\x07\x1b]4;0;TekHVC:1/1/1\x07");
+    assert_eq!(colour(&mut e, "4;0"), "\x1b]4;0;rgb:1010/2020/3030\x1b\\");
+}
+
+#[test]
+fn osc_104_resets_palette_entries_to_the_theme() {
+    let mut e = fed(10, 2, b"");
+    let first = colour(&mut e, "4;1");
+    let third = colour(&mut e, "4;3");
+    e.advance(b"\x1b]4;1;#aabbcc;3;#aabbcc\x07\x1b]104;1\x07");
+    assert_eq!(colour(&mut e, "4;1"), first);
+    assert_ne!(colour(&mut e, "4;3"), third);
+    e.advance(b"\x1b]104\x07");
+    assert_eq!(colour(&mut e, "4;3"), third);
+}
+
+#[test]
+fn dynamic_colours_take_a_spec_each_from_their_code_on() {
+    let mut e = fed(10, 2, b"");
+    let background = colour(&mut e, "11");
+    e.advance(b"\x1b]10;rgb:f0f0/f0f0/f0f0;CIEXYZ:0.5/0.5/0.5\x07");
+    assert_eq!(
+        reply(&mut e, b"\x1b]10;?;?\x1b\\"),
+        "\x1b]10;rgb:f0f0/f0f0/f0f0\x1b\\\x1b]11;rgb:cccc/b7b7/b4b4\x1b\\"
+    );
+    // Pointer, Tektronix and highlight colours (13–19) are kept too; 110–119 reset them.
+    e.advance(b"\x1b]17;#123456\x07");
+    assert_eq!(colour(&mut e, "17"), "\x1b]17;rgb:1212/3434/5656\x1b\\");
+    e.advance(b"\x1b]111\x07\x1b]117\x07");
+    assert_eq!(colour(&mut e, "11"), background);
+    assert_ne!(colour(&mut e, "17"), "\x1b]17;rgb:1212/3434/5656\x1b\\");
+}
+
+#[test]
+fn special_colours_are_osc_5_and_osc_4_past_the_palette_and_osc_105_resets_them() {
+    let mut e = fed(10, 2, b"");
+    // XTGETTCAP "Co": 256 palette entries, so special colour n is OSC 4 index 256 + n.
+    assert_eq!(
+        reply(&mut e, b"\x1bP+q436F\x1b\\"),
+        "\x1bP1+r436F=323536\x1b\\"
+    );
+    let original = colour(&mut e, "5;0");
+    let foreground = colour(&mut e, "10");
+    e.advance(b"\x1b]5;0;#aaaabbbbcccc;1;rgb:dd/ee/ff\x07");
+    assert_eq!(
+        reply(&mut e, b"\x1b]5;0;?;1;?\x07"),
+        "\x1b]5;0;rgb:aaaa/bbbb/cccc\x07\x1b]5;1;rgb:dddd/eeee/ffff\x07"
+    );
+    assert_eq!(
+        colour(&mut e, "4;256"),
+        "\x1b]4;256;rgb:aaaa/bbbb/cccc\x1b\\"
+    );
+    // The palette and the foreground are not touched.
+    assert_eq!(colour(&mut e, "10"), foreground);
+    e.advance(b"\x1b]105;0\x07");
+    assert_eq!(colour(&mut e, "5;0"), original);
+    assert_eq!(colour(&mut e, "5;1"), "\x1b]5;1;rgb:dddd/eeee/ffff\x1b\\");
+    e.advance(b"\x1b]4;260;#010203\x07\x1b]105\x07");
+    assert_eq!(colour(&mut e, "4;260"), original.replace("5;0", "4;260"));
+    // OSC 104 without parameters resets them with the palette, as xterm's does.
+    e.advance(b"\x1b]5;3;#010203\x07\x1b]104\x07");
+    assert_eq!(colour(&mut e, "5;3"), original.replace("5;0", "5;3"));
+    // A reset (RIS) brings them all back.
+    e.advance(b"\x1b]5;2;#010203\x07\x1bc");
+    assert_eq!(colour(&mut e, "5;2"), original.replace("5;0", "5;2"));
+}
+
+#[test]
+fn xtgettcap_answers_what_it_knows_and_refuses_the_rest() {
+    let mut e = fed(10, 2, b"");
+    // "colors" and "TN", together; an unknown name fails the request.
+    assert_eq!(
+        reply(&mut e, b"\x1bP+q636F6C6F7273;544E\x1b\\"),
+        "\x1bP1+r636F6C6F7273=323536;544E=787465726D2D323536636F6C6F72\x1b\\"
+    );
+    assert_eq!(reply(&mut e, b"\x1bP+q6B6279\x1b\\"), "\x1bP0+r\x1b\\");
+}
+
+#[test]
+fn a_character_split_between_reads_is_laid_out_as_if_read_whole() {
+    // `é` (C3 A9) split after its first byte, then a tab and another character: the tab
+    // must still move to the next stop, wherever the reads split the bytes.
+    let bytes = "\t中✓é\t中✓é\r\nx".as_bytes();
+    let whole = fed(26, 3, bytes);
+    let want = grid(&whole, 0..2, 26);
+    // Blanks and the wide character's second cell show as `.`.
+    assert_eq!(want[0].trim_end_matches('.'), "........中.✓é....中.✓é");
+    for cut in 1..bytes.len() {
+        let mut e = fed(26, 3, &bytes[..cut]);
+        e.advance(&bytes[cut..]);
+        assert_eq!(grid(&e, 0..2, 26), want, "split at byte {cut}");
+        assert_eq!(cursor(&e), cursor(&whole), "split at byte {cut}");
+    }
+    // Byte by byte, too.
+    let mut e = fed(26, 3, b"");
+    for b in bytes {
+        e.advance(std::slice::from_ref(b));
+    }
+    assert_eq!(grid(&e, 0..2, 26), want);
+}

@@ -14,6 +14,7 @@ use alacritty_terminal::vte::ansi::{
     self, CursorShape as TermCursorShape, NamedColor, Processor, Timeout,
 };
 
+use super::colours::{self, Action, Slot, DYNAMICS, SPECIALS};
 use super::dec::{DecState, PROTECTED};
 use super::flood;
 use super::guard::{self, CursorRow, Guarded, WidthPolicy, MAX_SIZE};
@@ -232,6 +233,11 @@ pub struct Emulator {
     events: Events,
     replies: Vec<u8>,
     colors: QueryColors,
+    /// The dynamic colours (OSC 10–19) the program set; palette entries it set are kept in
+    /// alacritty's terminal, where snapshots read them.
+    dynamic: [Option<Rgb>; DYNAMICS],
+    /// The special colours (OSC 5, or OSC 4 with 256–260) the program set.
+    special: [Option<Rgb>; SPECIALS],
     title: Option<String>,
     /// The icon label (OSC 0, OSC 1), which xterm keeps apart from the window title.
     icon: Option<String>,
@@ -254,6 +260,9 @@ pub struct Emulator {
     /// The shown screen's grid while the emulator hibernates ([`Emulator::hibernate`]); the
     /// terminal then holds a 1 × 1 stand-in.
     frozen: Option<Box<FrozenGrid>>,
+    /// The start of a UTF-8 character that the last bytes ended in, held back until the rest
+    /// comes ([`incomplete_utf8_tail`]).
+    utf8_tail: Vec<u8>,
 }
 
 impl Emulator {
@@ -292,6 +301,8 @@ impl Emulator {
             events,
             replies: Vec::new(),
             colors: QueryColors::default(),
+            dynamic: [None; DYNAMICS],
+            special: [None; SPECIALS],
             title: None,
             icon: None,
             titles: Vec::new(),
@@ -305,6 +316,7 @@ impl Emulator {
             ground: true,
             fast_forwarded: 0,
             frozen: None,
+            utf8_tail: Vec::new(),
         }
     }
 
@@ -401,8 +413,29 @@ impl Emulator {
     ///
     /// Output bound to scroll out of the scrollback unseen is not emulated (see
     /// [`super::flood`]): the screen, scrollback, pen and replies come out as if it were.
+    ///
+    /// A UTF-8 character split between two calls is held back until its last byte comes, and
+    /// parsed whole: vte 0.15 completes a split character by looking at up to 3 more bytes,
+    /// and when those hold the character, then an ASCII byte, then the start of another
+    /// character, it drops the ASCII byte (a tab after `é`, for one).
     pub fn advance(&mut self, bytes: &[u8]) {
         self.wake();
+        let joined;
+        let bytes = if self.utf8_tail.is_empty() {
+            bytes
+        } else {
+            let mut j = std::mem::take(&mut self.utf8_tail);
+            j.extend_from_slice(bytes);
+            joined = j;
+            &joined
+        };
+        let (bytes, tail) = bytes.split_at(bytes.len() - incomplete_utf8_tail(bytes));
+        self.utf8_tail.extend_from_slice(tail);
+        self.advance_whole(bytes);
+    }
+
+    /// [`Emulator::advance`] for bytes that end on a character boundary.
+    fn advance_whole(&mut self, bytes: &[u8]) {
         let mut feeds = memchr::memchr_iter(b'\n', bytes).count();
         self.line_feeds += feeds as u64;
         let mut rest = bytes;
@@ -572,9 +605,97 @@ impl Emulator {
                 self.drain_events();
             }
             Found::IconLabel(label) => self.icon = Some(label),
+            Found::Colour { code, body, bel } => {
+                for action in colours::actions(code, &body) {
+                    self.colour_action(action, bel);
+                }
+            }
+            Found::Capability(names) => self.capabilities(&names),
+            Found::FullReset => {
+                self.dynamic = [None; DYNAMICS];
+                self.special = [None; SPECIALS];
+            }
             Found::StartProtected => self.guarded().guarded_area(true),
             Found::EndProtected => self.guarded().guarded_area(false),
         }
+    }
+
+    /// Carries out one thing a colour control asks for; a query's answer ends as the control
+    /// did (BEL when `bel`, else ST).
+    fn colour_action(&mut self, action: Action, bel: bool) {
+        use alacritty_terminal::vte::ansi::Handler;
+        match action {
+            Action::Set(Slot::Palette(i), [r, g, b]) => {
+                self.term.set_color(i as usize, ansi::Rgb { r, g, b })
+            }
+            Action::Set(Slot::Special(i), [r, g, b]) => {
+                self.special[i as usize] = Some(Rgb::new(r, g, b))
+            }
+            Action::Set(Slot::Dynamic(i), [r, g, b]) => {
+                self.dynamic[i as usize] = Some(Rgb::new(r, g, b))
+            }
+            Action::Reset(Slot::Palette(i)) => self.term.reset_color(i as usize),
+            Action::Reset(Slot::Special(i)) => self.special[i as usize] = None,
+            Action::Reset(Slot::Dynamic(i)) => self.dynamic[i as usize] = None,
+            Action::ResetPalette => {
+                (0..256).for_each(|i| self.term.reset_color(i));
+                self.special = [None; SPECIALS];
+            }
+            Action::ResetSpecials => self.special = [None; SPECIALS],
+            Action::Query(slot, prefix) => {
+                let c = self.slot_color(slot);
+                let end = if bel { "\x07" } else { "\x1b\\" };
+                let reply = format!(
+                    "\x1b]{prefix};rgb:{0:02x}{0:02x}/{1:02x}{1:02x}/{2:02x}{2:02x}{end}",
+                    c.r, c.g, c.b
+                );
+                self.replies.extend_from_slice(reply.as_bytes());
+            }
+        }
+    }
+
+    /// The colour a slot has now: the program's, else the default. Special colours default
+    /// to the foreground (xterm's `XtDefaultForeground`); the dynamic ones to the foreground
+    /// (text, cursor, pointer, Tektronix text and cursor, highlight background) or the
+    /// background (background, pointer background, Tektronix background, highlight text).
+    fn slot_color(&self, slot: Slot) -> Rgb {
+        match slot {
+            Slot::Palette(i) => self.query_color(i as usize),
+            Slot::Special(i) => self.special[i as usize].unwrap_or(self.colors.foreground),
+            Slot::Dynamic(i) => self.dynamic[i as usize].unwrap_or(match i {
+                1 | 4 | 6 | 9 => self.colors.background,
+                _ => self.colors.foreground,
+            }),
+        }
+    }
+
+    /// Answers XTGETTCAP for the hex-encoded `names` (split by `;`): `DCS 1 + r name=value
+    /// ST` with each name and value in hex, `;` between them, when every name is known;
+    /// else `DCS 0 + r ST`. Known: `Co` and `colors` (256, the palette's size) and `TN` and
+    /// `name` (`xterm-256color`, the TERM a session gets).
+    fn capabilities(&mut self, names: &[u8]) {
+        let hex = |s: &str| s.bytes().map(|b| format!("{b:02X}")).collect::<String>();
+        let answers: Option<Vec<String>> = names
+            .split(|&b| b == b';')
+            .map(|name| {
+                let text = std::str::from_utf8(name).ok()?;
+                let decoded = (0..text.len())
+                    .step_by(2)
+                    .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+                    .collect::<Option<Vec<u8>>>()?;
+                let value = match decoded.as_slice() {
+                    b"Co" | b"colors" => "256",
+                    b"TN" | b"name" => "xterm-256color",
+                    _ => return None,
+                };
+                Some(format!("{text}={}", hex(value)))
+            })
+            .collect();
+        let reply = match answers {
+            Some(pairs) => format!("\x1bP1+r{}\x1b\\", pairs.join(";")),
+            None => "\x1bP0+r\x1b\\".to_string(),
+        };
+        self.replies.extend_from_slice(reply.as_bytes());
     }
 
     /// The window operations (`CSI Ps ; … t`) beyond the sizes alacritty answers (14, 18),
@@ -962,14 +1083,22 @@ impl Emulator {
     /// The colour for a query of palette `index` (0–255), or the dynamic colours
     /// (256 foreground, 257 background, 258 cursor). A colour the program set wins.
     fn query_color(&self, index: usize) -> Rgb {
+        if index >= 256 {
+            let dynamic = if index == NamedColor::Background as usize {
+                1
+            } else if index == NamedColor::Cursor as usize {
+                2
+            } else {
+                0
+            };
+            return self.slot_color(Slot::Dynamic(dynamic));
+        }
         if let Some(c) = self.term.colors()[index] {
             return Rgb::new(c.r, c.g, c.b);
         }
         match index {
             0..=15 => self.colors.ansi[index],
-            16..=255 => xterm_256(index as u8),
-            i if i == NamedColor::Background as usize => self.colors.background,
-            _ => self.colors.foreground,
+            _ => xterm_256(index as u8),
         }
     }
 
@@ -1104,6 +1233,28 @@ impl Emulator {
     }
 }
 
+/// How many bytes at the end of `bytes` are the start of a UTF-8 character whose remaining
+/// bytes have not come yet (0–3): a lead byte (0xC2–0xF4) followed by fewer continuation
+/// bytes than it announces. Anything else (ASCII, a complete character, bytes that are no
+/// UTF-8) is 0: the parser deals with it as it comes.
+fn incomplete_utf8_tail(bytes: &[u8]) -> usize {
+    let n = bytes.len();
+    for back in 1..=n.min(4) {
+        let b = bytes[n - back];
+        if b & 0xc0 == 0x80 {
+            continue; // A continuation byte: look further back for the lead.
+        }
+        let len = match b {
+            0xc2..=0xdf => 2,
+            0xe0..=0xef => 3,
+            0xf0..=0xf4 => 4,
+            _ => return 0,
+        };
+        return if back < len { back } else { 0 };
+    }
+    0
+}
+
 /// Puts `rows` (oldest first, as wide as the grid) into the history of `grid` above its
 /// screen, which stays as it is. The grid's history limit must allow them.
 fn inject_history(grid: &mut Grid<TermCell>, rows: Vec<Vec<TermCell>>) {
@@ -1208,6 +1359,27 @@ fn convert_cell(cell: &TermCell) -> Cell {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unfinished_utf8_character_at_the_end_is_held_back() {
+        // é is C3 A9, 中 E4 B8 AD, 😀 F0 9F 98 80.
+        assert_eq!(incomplete_utf8_tail(b"ab\xc3"), 1);
+        assert_eq!(incomplete_utf8_tail(b"ab\xe4\xb8"), 2);
+        assert_eq!(incomplete_utf8_tail(b"\xf0\x9f\x98"), 3);
+        for whole in [
+            &b"ab"[..],
+            b"\xc3\xa9",
+            b"\xe4\xb8\xad",
+            b"\xf0\x9f\x98\x80",
+            b"",
+        ] {
+            assert_eq!(incomplete_utf8_tail(whole), 0, "{whole:?}");
+        }
+        // Bytes that are no UTF-8 go to the parser as they are.
+        assert_eq!(incomplete_utf8_tail(b"\xa9"), 0);
+        assert_eq!(incomplete_utf8_tail(b"\xc0"), 0);
+        assert_eq!(incomplete_utf8_tail(b"\xff"), 0);
+    }
 
     fn screen(input: &str) -> Screen {
         let mut e = Emulator::new(40, 5);

@@ -42,7 +42,7 @@ use alacritty_terminal::term::{Term, TermMode};
 use alacritty_terminal::vte::ansi::{
     Attr, CharsetIndex, ClearMode, CursorShape, CursorStyle, Handler, Hyperlink, KeyboardModes,
     KeyboardModesApplyBehavior, LineClearMode, Mode, ModifyOtherKeys, NamedMode, NamedPrivateMode,
-    PrivateMode, Rgb, ScpCharPath, ScpUpdateMode, StandardCharset, TabulationClearMode,
+    PrivateMode, ScpCharPath, ScpUpdateMode, StandardCharset, TabulationClearMode,
 };
 use unicode_width::UnicodeWidthChar;
 
@@ -1123,9 +1123,6 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
         fn unset_keypad_application_mode(&mut self);
         fn set_active_charset(&mut self, index: CharsetIndex);
         fn configure_charset(&mut self, index: CharsetIndex, charset: StandardCharset);
-        fn set_color(&mut self, index: usize, color: Rgb);
-        fn dynamic_color_sequence(&mut self, prefix: String, index: usize, terminator: &str);
-        fn reset_color(&mut self, index: usize);
         fn clipboard_store(&mut self, clipboard: u8, base64: &[u8]);
         fn clipboard_load(&mut self, clipboard: u8, terminator: &str);
         fn text_area_size_pixels(&mut self);
@@ -1140,6 +1137,8 @@ impl<T: EventListener> Handler for Guarded<'_, T> {
         fn set_scp(&mut self, char_path: ScpCharPath, update_mode: ScpUpdateMode);
     }
     // `set_mouse_cursor_icon` is left to the trait's default: alacritty ignores it too.
+    // `set_color`, `dynamic_color_sequence` and `reset_color` too: the emulator answers the
+    // colour controls itself, with X11's colour specs (see `super::colours`).
     // `push_title` and `pop_title` too: the emulator keeps the title stack (with the icon
     // label, which alacritty does not know), from the sequence's parameters.
 }

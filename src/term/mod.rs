@@ -3,6 +3,7 @@
 
 pub mod ansi;
 pub mod cluster;
+mod colours;
 mod dec;
 mod emulator;
 mod flood;
@@ -13,6 +14,7 @@ mod modes;
 mod screen;
 mod scrollback;
 pub mod sniff;
+pub mod xcolor;
 
 pub use emulator::{Emulator, QueryColors, MAX_SCROLLBACK, SCROLLBACK_LINES, SYNC_TIMEOUT};
 pub use guard::{MAX_SIZE, WIDE_IN_ONE_COLUMN};

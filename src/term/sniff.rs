@@ -7,7 +7,10 @@
 //! frame the parser holds the query back until the frame ends) and OSC 9;4
 //! progress (`ESC ] 9 ; 4 ; <0-4> [; <pct>] ST`); see shared/notes/agents.md, "In-band
 //! signals"; and the DEC and xterm control functions the emulator does itself
-//! ([`Control::is_ours`], `ESC 6`, `ESC 9`, `ESC V`, `ESC W`, the icon label of OSC 0 and 1).
+//! ([`Control::is_ours`], `ESC 6`, `ESC 9`, `ESC V`, `ESC W`, the icon label of OSC 0 and 1);
+//! xterm's colour controls (OSC 4, 5, 10–19, 104, 105, 110–119), which take X11 colour specs
+//! alacritty does not parse, XTGETTCAP (`DCS + q Pt ST`) and RIS (`ESC c`, for the colours
+//! kept beside alacritty's).
 //! Every control sequence is read once here (ECMA-48's shape: prefix, parameters,
 //! intermediates, final byte) and only the ones named are kept. Sequences may straddle reads:
 //! an unfinished one is carried over (at most [`MAX_CARRY`] bytes).
@@ -65,6 +68,16 @@ pub enum Found {
     IconLabel(String),
     /// SPA (`ESC V`, ECMA-48 start of guarded area).
     StartProtected,
+    /// An xterm colour control (`OSC Ps ; Pt`, ctlseqs "Operating System Commands"):
+    /// `code` 4 (palette), 5 (special colours), 10–19 (dynamic colours), 104, 105 and
+    /// 110–119 (their resets); `body` what follows the code's `;` (empty without one); `bel`
+    /// when BEL ended it rather than ST.
+    Colour { code: u16, body: String, bel: bool },
+    /// XTGETTCAP (`DCS + q Pt ST`, xterm's "request termcap/terminfo string"): the
+    /// hex-encoded names asked for, split by `;`, as sent (at most [`MAX_CARRY`] bytes).
+    Capability(Vec<u8>),
+    /// RIS (`ESC c`, full reset), which resets the colours kept beside alacritty's.
+    FullReset,
     /// EPA (`ESC W`, ECMA-48 end of guarded area).
     EndProtected,
 }
@@ -174,10 +187,17 @@ fn parse_at(data: &[u8], p: usize) -> Parse {
         Some(b'9') => Parse::Done(p + 2, Some(Found::ForwardIndex)),
         Some(b'V') => Parse::Done(p + 2, Some(Found::StartProtected)),
         Some(b'W') => Parse::Done(p + 2, Some(Found::EndProtected)),
-        Some(b'P') => parse_decrqss(data, p + 2),
+        Some(b'c') => Parse::Done(p + 2, Some(Found::FullReset)),
+        Some(b'P') => match parse_decrqss(data, p + 2) {
+            Parse::NotOurs => parse_xtgettcap(data, p + 2),
+            other => other,
+        },
         Some(b']') => match parse_osc_7501(data, p + 2) {
             Parse::NotOurs => match parse_osc_progress(data, p + 2) {
-                Parse::NotOurs => parse_osc_icon(data, p + 2),
+                Parse::NotOurs => match parse_osc_icon(data, p + 2) {
+                    Parse::NotOurs => parse_osc_colour(data, p + 2),
+                    other => other,
+                },
                 other => other,
             },
             other => other,
@@ -368,6 +388,72 @@ fn parse_osc_icon(data: &[u8], i: usize) -> Parse {
     }
 }
 
+/// After `ESC P`: XTGETTCAP, `+ q`, the hex-encoded names, `ESC \`.
+fn parse_xtgettcap(data: &[u8], i: usize) -> Parse {
+    match (data.get(i), data.get(i + 1)) {
+        (None, _) | (Some(b'+'), None) => return Parse::Incomplete,
+        (Some(b'+'), Some(b'q')) => {}
+        _ => return Parse::NotOurs,
+    }
+    let body = i + 2;
+    let mut j = body;
+    loop {
+        match data.get(j) {
+            None => return Parse::Incomplete,
+            Some(&ESC) => {
+                return match data.get(j + 1) {
+                    None => Parse::Incomplete,
+                    Some(b'\\') => {
+                        Parse::Done(j + 2, Some(Found::Capability(data[body..j].to_vec())))
+                    }
+                    Some(_) => Parse::Done(j, None),
+                };
+            }
+            Some(b) if b.is_ascii_hexdigit() || *b == b';' => j += 1,
+            Some(_) if j - body > MAX_CARRY => return Parse::NotOurs,
+            Some(_) => return Parse::NotOurs,
+        }
+    }
+}
+
+/// Whether OSC `code` is one of xterm's colour controls ([`Found::Colour`]).
+fn is_colour_code(code: u16) -> bool {
+    matches!(code, 4 | 5 | 10..=19 | 104 | 105 | 110..=119)
+}
+
+/// After `ESC ]`: a colour control's code (digits), then `;` and its parameters or
+/// nothing, then BEL or `ESC \`.
+fn parse_osc_colour(data: &[u8], i: usize) -> Parse {
+    let mut j = i;
+    while data.get(j).is_some_and(u8::is_ascii_digit) {
+        j += 1;
+        if j - i > 3 {
+            return Parse::NotOurs;
+        }
+    }
+    if j == data.len() {
+        return Parse::Incomplete;
+    }
+    let code = std::str::from_utf8(&data[i..j])
+        .ok()
+        .and_then(|t| t.parse::<u16>().ok());
+    let Some(code) = code.filter(|c| is_colour_code(*c)) else {
+        return Parse::NotOurs;
+    };
+    if !matches!(data[j], b';' | BEL | ESC) {
+        return Parse::NotOurs;
+    }
+    match osc_string(data, i, &data[i..j], MAX_CARRY) {
+        Ok((body, end, bel)) => {
+            let body = &data[body];
+            let body = body.strip_prefix(b";").unwrap_or(body);
+            let body = String::from_utf8_lossy(body).into_owned();
+            Parse::Done(end, Some(Found::Colour { code, body, bel }))
+        }
+        Err(stop) => stop,
+    }
+}
+
 /// After `ESC ]`: `9;4;`, the state digit, optional `;<pct>`, then BEL or `ESC \`.
 fn parse_osc_progress(data: &[u8], i: usize) -> Parse {
     match osc_string(data, i, b"9;4;", 16) {
@@ -526,6 +612,30 @@ mod tests {
                 b"0\x1b\\\x1b]9;hello\x07\x1b]9;4;7\x07"
             ]),
             [Found::Progress(1), Found::Progress(0)]
+        );
+    }
+
+    #[test]
+    fn reads_colour_controls_and_termcap_requests() {
+        let colour = |code, body: &str, bel| Found::Colour {
+            code,
+            body: body.into(),
+            bel,
+        };
+        assert_eq!(
+            all(&[
+                b"\x1b]4;1;?\x07\x1b]1",
+                b"0;rgb:1/2/3;?\x1b\\\x1b]105\x07\x1b]112\x1b\\",
+                b"\x1b]8;;x\x07\x1b]1000;x\x07\x1bP+q436F\x1b\\\x1bc"
+            ]),
+            [
+                colour(4, "1;?", true),
+                colour(10, "rgb:1/2/3;?", false),
+                colour(105, "", true),
+                colour(112, "", false),
+                Found::Capability(b"436F".to_vec()),
+                Found::FullReset,
+            ]
         );
     }
 
