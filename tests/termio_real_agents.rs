@@ -4,8 +4,9 @@
 //! test) with `HOME` in a temporary folder, so no user config is read or written and nothing
 //! reaches the network. Covers the trust and API-key dialogs (`needs-you` with the dialog's
 //! question, answered once), a delivered prompt settling `done` with the reply's transcript
-//! range, a permission dialog from a tool call, and a failed turn ending with the error
-//! (shared/notes/agents.md; shared/spec/termio-sessions.md).
+//! range, a question in a reply (outside any dialog) answered by a new prompt, a permission
+//! dialog from a tool call, a failed turn ending `idle` with the agent's error, and an
+//! interrupted turn ending `idle` (shared/notes/agents.md; shared/spec/termio-sessions.md).
 //!
 //! The programs: `<target dir>/agents-npm/node_modules/.bin/<agent>` (what `.ci/run` installs,
 //! pinned), else `TERMIO_AGENTS_NPM` naming such a folder. Without them a test is skipped with
@@ -195,6 +196,84 @@ fn text_of(line: &Value) -> String {
     }
 }
 
+/// The reply's (else the session entry's) `reason`, for a turn that ended `idle`.
+fn reason_of(w: &World, p: &Path, link: &str, v: &Value) -> String {
+    v["reason"].as_str().map(str::to_string).unwrap_or_else(|| {
+        w.entry(p, link)["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .into()
+    })
+}
+
+/// A reply that ends with a question (`ask`, scripted in the mock) is `needs-you` with the
+/// whole question (`wants` each in it); the answer goes in as a new prompt and settles done
+/// with its own reply (`MOCK REPLY: <answer reversed>`).
+fn question_in_the_reply(w: &World, p: &Path, link: &str, ask: &str, wants: &[&str], answer: &str) {
+    let v = send_wait(w, p, link, ask);
+    assert_status(w, p, &v, "needs-you");
+    let question = v["prompt"].as_str().unwrap_or_default();
+    for want in wants {
+        assert!(question.contains(want), "{want:?} not in {v}");
+    }
+    let e = w.entry(p, link);
+    assert_eq!(e["reason"], "question in the reply", "{e}");
+    let v = send_wait(w, p, link, answer);
+    assert_status(w, p, &v, "done");
+    let reply = format!("MOCK REPLY: {}", answer.chars().rev().collect::<String>());
+    let range = transcript_range(&v);
+    assert!(
+        range.iter().any(|l| l.to_string().contains(&reply)),
+        "{reply:?} not in {range:?}"
+    );
+}
+
+/// A turn the API fails (`MOCK_FAIL`: 400) ends `idle`, not `working`, with the agent's
+/// error in the reply's and the entry's `reason`.
+fn failed_turn(w: &World, p: &Path, link: &str) {
+    let v = send_wait(w, p, link, "MOCK_FAIL now");
+    assert_eq!(v["timed_out"], false, "{v}");
+    assert_status(w, p, &v, "idle");
+    let reason = reason_of(w, p, link, &v);
+    assert!(reason.contains("mock failure: the model refused"), "{v}");
+    let e = w.entry(p, link);
+    assert!(
+        e["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("mock failure: the model refused"),
+        "{e}"
+    );
+}
+
+/// An Escape during a hanging reply (`MOCK_HANG`) ends the turn: a pending `--wait` returns
+/// `idle` with `interrupted: …`.
+fn interrupted_turn(w: &World, p: &Path, link: &str) {
+    let bg = w.background(
+        p,
+        &[
+            "send",
+            link,
+            "MOCK_HANG think",
+            "--wait",
+            "--timeout",
+            "60000",
+        ],
+    );
+    w.entry_until(p, link, |e| e["status"] == "working");
+    std::thread::sleep(Duration::from_millis(500));
+    let (v, code) = w.sessions(p, &["send", link, "--key", "Escape"]);
+    assert_eq!(code, 0, "{v}");
+    let out = bg.wait_with_output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    assert_eq!(v["timed_out"], false, "{v}");
+    assert_status(w, p, &v, "idle");
+    let reason = reason_of(w, p, link, &v);
+    assert!(reason.starts_with("interrupted"), "{v}");
+    let e = w.entry(p, link);
+    assert_ne!(e["status"], "working", "{e}");
+}
+
 /// Runs a whole real-agent scenario, once more from scratch when it fails: a third-party
 /// program on a loaded machine now and then misses an input's timing (seen 2 in 49 runs). The
 /// first failure is printed, so it stays visible in the log; two in a row fail the test.
@@ -296,49 +375,23 @@ fn claude_scenario(bin: &Path) {
         "hello\n"
     );
 
-    // A failed turn (the API answers 400) ends, with the error in the reply.
-    let v = send_wait(&w, &p, &link, "MOCK_FAIL now");
-    assert_eq!(v["timed_out"], false, "{v}");
-    assert_ne!(v["status"], "working", "{v}");
-    let e = w.entry(&p, &link);
-    assert!(
-        e["reason"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("mock failure: the model refused"),
-        "{e}"
+    // A question in the reply (numbered options outside a dialog): needs-you, answered by a
+    // new prompt.
+    question_in_the_reply(
+        &w,
+        &p,
+        &link,
+        "MOCK_ASK how",
+        &["Which option do you want?", "2) Replace the old file"],
+        "2",
     );
+
+    // A failed turn (the API answers 400) ends, with the error in the reply.
+    failed_turn(&w, &p, &link);
 
     // An interrupt (Escape) ends a turn: Claude fires no Stop hook, puts the prompt back in
     // its box and rests its title; the pending wait returns, the session is no longer working.
-    let bg = w.background(
-        &p,
-        &[
-            "send",
-            &link,
-            "MOCK_HANG think",
-            "--wait",
-            "--timeout",
-            "60000",
-        ],
-    );
-    w.entry_until(&p, &link, |e| e["status"] == "working");
-    std::thread::sleep(Duration::from_millis(500));
-    let (v, code) = w.sessions(&p, &["send", &link, "--key", "Escape"]);
-    assert_eq!(code, 0, "{v}");
-    let out = bg.wait_with_output().unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
-    assert_eq!(v["timed_out"], false, "{v}");
-    assert_ne!(v["status"], "working", "{v}");
-    let e = w.entry(&p, &link);
-    assert_ne!(e["status"], "working", "{e}");
-    assert!(
-        e["reason"]
-            .as_str()
-            .unwrap_or_default()
-            .starts_with("interrupted"),
-        "{e}"
-    );
+    interrupted_turn(&w, &p, &link);
 
     // Every request went to the mock's Messages API.
     let posts: Vec<Value> = mock
@@ -399,6 +452,18 @@ fn gemini_scenario(bin: &Path) {
             .any(|l| l["type"] == "gemini" && l["content"] == "MOCK REPLY: olleh yas"),
         "{range:?}"
     );
+    // A `[y/N]` question in the reply; a failed turn; an interrupt.
+    question_in_the_reply(
+        &w,
+        &p,
+        &link,
+        "MOCK_YN now",
+        &["Overwrite hello.txt? [y/N]"],
+        "y",
+    );
+    failed_turn(&w, &p, &link);
+    interrupted_turn(&w, &p, &link);
+
     let posts: Vec<Value> = mock
         .requests()
         .into_iter()
@@ -556,6 +621,36 @@ fn codex_scenario(bin: &Path) {
             .any(|l| l.to_string().contains("MOCK REPLY: niaga")),
         "{range:?}"
     );
+
+    // A question in the reply; a tool call that asks permission (escalated out of the
+    // sandbox), answered, continues and ends done; a failed turn; an interrupt.
+    question_in_the_reply(
+        &w,
+        &p,
+        &link,
+        "MOCK_ASK how",
+        &["Which option do you want?", "1) Keep the old file"],
+        "1",
+    );
+    let v = send_wait(&w, &p, &link, "MOCK_TOOL write it");
+    assert_status(&w, &p, &v, "needs-you");
+    let question = v["prompt"].as_str().unwrap_or_default();
+    assert!(question.contains("Do you want to write hello.txt?"), "{v}");
+    let v = send_wait(&w, &p, &link, "1");
+    assert_status(&w, &p, &v, "done");
+    assert_eq!(
+        std::fs::read_to_string(p.join("hello.txt")).unwrap(),
+        "hello\n"
+    );
+    let range = transcript_range(&v);
+    assert!(
+        range
+            .iter()
+            .any(|l| l.to_string().contains("MOCK REPLY: tool done")),
+        "{range:?}"
+    );
+    failed_turn(&w, &p, &link);
+    interrupted_turn(&w, &p, &link);
 
     // A second Codex in the same folder: its TUI's hooks run in the daemon the first one
     // started, with the first one's TERMIO_SESSION, and still report to their own session.

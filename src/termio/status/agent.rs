@@ -43,7 +43,7 @@ use regex::Regex;
 use crate::term::sniff::ProgramStatus;
 use crate::termio::agents::{self, AgentDef};
 use crate::termio::reply::Status;
-use crate::termio::transcript;
+use crate::termio::transcript::{self, TurnEnd};
 use crate::termio::wire::Outcome;
 
 /// How often the monitor looks at an agent session.
@@ -341,6 +341,20 @@ pub struct Track {
     /// `session_id`), learnt from hook reports: how a report from a hook that runs with
     /// another session's environment finds its session ([`Track::knows`]).
     agent_ids: Vec<String>,
+    /// What the last settled turn left behind, read from its reply and transcript: it failed
+    /// or was interrupted, or its reply asks the user something. Holds while the agent rests,
+    /// until the next prompt.
+    after: Option<AfterTurn>,
+}
+
+/// What a settled turn left behind (see [`Track::observe`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum AfterTurn {
+    /// The turn did not finish: `idle` with this reason (`failed: <the agent's error>`,
+    /// `interrupted: …`).
+    Ended(String),
+    /// The reply ends with a question ([`agents::reply_question`]): `needs-you` with it.
+    Asks(String),
 }
 
 fn compile(rules: &[agents::Rule]) -> Vec<(Regex, Status)> {
@@ -419,6 +433,7 @@ impl Track {
             asked: VecDeque::new(),
             asked_at: None,
             agent_ids: Vec::new(),
+            after: None,
         }
     }
 
@@ -481,7 +496,7 @@ impl Track {
                     self.answered = None;
                 }
             }
-            match base {
+            let (status, reason) = match base {
                 Some(s) if s.status == Status::NeedsYou && self.answered.is_some() => {
                     (Status::Working, "answered".to_string())
                 }
@@ -490,6 +505,21 @@ impl Track {
                     (Status::Idle, "starting; prompt queued".to_string())
                 }
                 None => (Status::Idle, self.reason_if_unchanged("starting")),
+            };
+            // At rest after a turn that failed, was interrupted, or asks in its reply.
+            match (&self.after, status) {
+                (Some(AfterTurn::Ended(why)), Status::Done | Status::Idle) => {
+                    (Status::Idle, why.clone())
+                }
+                (Some(AfterTurn::Asks(_)), Status::Done | Status::Idle) => {
+                    (Status::NeedsYou, "question in the reply".to_string())
+                }
+                (Some(_), _) => {
+                    // Working again (or asking on screen): the agent moved on.
+                    self.after = None;
+                    (status, reason)
+                }
+                (None, _) => (status, reason),
             }
         };
         if status != self.status {
@@ -505,8 +535,11 @@ impl Track {
                     self.asked.pop_front();
                 }
             }
-        } else if self.reason.starts_with("starting") {
-            // The first word of a source that agrees with the initial status explains it.
+        } else if self.reason.starts_with("starting")
+            || matches!(self.after, Some(AfterTurn::Ended(_)))
+        {
+            // The first word of a source that agrees with the initial status explains it, as
+            // does a settled turn's end (`interrupted: …` found in the transcript).
             self.reason = reason;
         }
         // The question shown may come after the status (a hook says needs-you before the
@@ -605,9 +638,14 @@ impl Track {
             .flatten()
             .find(|s| s.status == Status::NeedsYou)
             .and_then(|s| s.message.clone());
+        let in_reply = match &self.after {
+            Some(AfterTurn::Asks(q)) => Some(q.clone()),
+            _ => None,
+        };
         self.dialog
             .clone()
             .or_else(|| self.screen_question.clone())
+            .or(in_reply)
             .or(message)
             .or_else(|| Some("the agent is waiting for an answer".into()))
     }
@@ -876,6 +914,10 @@ impl Track {
             Some(id) => id,
             None => self.new_turn(),
         };
+        // A new prompt: what the last turn left behind (its question) is over.
+        if self.after.take().is_some() {
+            self.recompute(now);
+        }
         let seq = self.seq;
         if let Some(x) = self.turns.iter_mut().find(|x| x.id == id) {
             x.delivered = Some(now);
@@ -1167,7 +1209,11 @@ impl Track {
                 t.settled = Some((start, start));
                 // No transcript: an empty range is meaningless; settle without one.
                 t.cursor = None;
+                // Its reply may still ask (the Stop hook's message).
+                let asks = t.last_message.as_deref().and_then(agents::reply_question);
                 self.settled_at = Some(wall);
+                self.after = asks.map(AfterTurn::Asks);
+                self.recompute(now);
             }
             return;
         };
@@ -1208,6 +1254,26 @@ impl Track {
                     .count() as u64,
             };
             t.settled = Some((start + skip, count));
+            // What the turn left behind: its transcript says it failed or was interrupted
+            // (any line since its delivery: Gemini records a cancel before the prompt line),
+            // else its reply (the Stop hook's message, else the transcript's) may ask.
+            let left = match lines.iter().rev().find_map(|l| transcript::turn_end(l)) {
+                Some(TurnEnd::Failed(e)) => Some(AfterTurn::Ended(format!("failed: {e}"))),
+                Some(TurnEnd::Interrupted(w)) => {
+                    Some(AfterTurn::Ended(format!("interrupted: {w}")))
+                }
+                None => t
+                    .last_message
+                    .clone()
+                    .or_else(|| {
+                        after
+                            .iter()
+                            .rev()
+                            .find_map(|l| transcript::assistant_text(l))
+                    })
+                    .and_then(|r| agents::reply_question(&r))
+                    .map(AfterTurn::Asks),
+            };
             // Older turns still open (this prompt was queued behind them) are settled too: each
             // from past its own prompt line to the next prompt line (else to this turn's
             // prompt line), releasing their waiters and the `turn ending` view.
@@ -1228,6 +1294,8 @@ impl Track {
             }
             self.last_settled_end = Some(count);
             self.settled_at = Some(wall);
+            self.after = left;
+            self.recompute(now);
         }
     }
 
@@ -1261,6 +1329,14 @@ impl Track {
         (Outcome::Pending, None)
     }
 
+    /// Whether the agent asks in its last reply (not in a dialog): an answer to that is a new
+    /// prompt, typed as one.
+    pub fn asks_in_reply(&self) -> bool {
+        self.status == Status::NeedsYou
+            && self.dialog.is_none()
+            && matches!(self.after, Some(AfterTurn::Asks(_)))
+    }
+
     /// Whether the last screen seen shows a numbered-choice dialog (whatever the agent's
     /// `dialogs` setting): an option number typed there acts at once, without a Return.
     pub fn choice_on_screen(&self) -> bool {
@@ -1275,6 +1351,7 @@ impl Track {
         self.status == Status::NeedsYou
             && self.dialog.is_none()
             && self.screen_question.is_none()
+            && self.after.is_none()
             && self
                 .asked_at
                 .is_some_and(|at| now.duration_since(at) < QUESTION_GRACE)
@@ -1864,6 +1941,81 @@ mod tests {
                     (2_200, Append(REPLY), None),
                     (2_300, Look, Some((Done, "hook Stop"))),
                     (2_300, CursorEnd(2), None),
+                ],
+            },
+            Script {
+                name: "a reply that asks is needs-you with its question; the next prompt is a new turn",
+                def: def(),
+                spawned: false,
+                steps: vec![
+                    (0, Deliver("fix the bug"), None),
+                    (10, Hook(Working, "UserPromptSubmit"), None),
+                    (500, Stop("Two ways.\n\nWhich one?\n1) fast\n2) safe"), Some((Working, ENDING))),
+                    // No transcript: settled CATCH_UP after the Stop hook.
+                    (1500, Look, Some((NeedsYou, "question in the reply"))),
+                    (1500, Asks("Which one?\n1) fast\n2) safe"), None),
+                    (1600, Deliver("2"), Some((Done, "hook Stop"))),
+                    (1610, Hook(Working, "UserPromptSubmit"), Some((Working, "hook UserPromptSubmit"))),
+                    (2000, Stop("Done the safe way."), Some((Working, ENDING))),
+                    (3000, Look, Some((Done, "hook Stop"))),
+                ],
+            },
+            Script {
+                name: "the transcript's reply asks when no hook gave the message",
+                def: AgentDef {
+                    transcript: Some("/t.jsonl".into()),
+                    ..def()
+                },
+                spawned: false,
+                steps: vec![
+                    (0, Deliver("fix the bug"), None),
+                    (10, Hook(Working, "UserPromptSubmit"), None),
+                    (20, Append(PROMPT), None),
+                    (1_020, Look, None),
+                    (1_100, Append(r#"{"type":"gemini","content":"Overwrite it? [y/N]"}"#), None),
+                    (1_200, Hook(Done, "AfterAgent"), Some((Working, ENDING))),
+                    (1_300, Look, Some((Working, ENDING))),
+                    (1_700, Look, Some((NeedsYou, "question in the reply"))),
+                    (1_700, Asks("Overwrite it? [y/N]"), None),
+                    (1_700, CursorEnd(2), None),
+                ],
+            },
+            Script {
+                name: "a turn whose transcript records an error ends idle with the error",
+                def: AgentDef {
+                    transcript: Some("/t.jsonl".into()),
+                    ..def()
+                },
+                spawned: false,
+                steps: vec![
+                    (0, Deliver("fix the bug"), None),
+                    (10, Hook(Working, "UserPromptSubmit"), None),
+                    (20, Append(PROMPT), None),
+                    (1_020, Look, None),
+                    (1_100, Append(r#"{"type":"error","content":"[API Error: 500 boom]"}"#), None),
+                    (1_200, Hook(Done, "AfterAgent"), Some((Working, ENDING))),
+                    (1_300, Look, Some((Working, ENDING))),
+                    (2_400, Look, Some((Idle, "failed: [API Error: 500 boom]"))),
+                    (2_500, Deliver("again"), Some((Done, "hook AfterAgent"))),
+                ],
+            },
+            Script {
+                name: "an interrupt the transcript records ends the turn idle, interrupted",
+                def: AgentDef {
+                    transcript: Some("/t.jsonl".into()),
+                    title_rules: vec![rule("^⠋", Working)],
+                    ..def()
+                },
+                spawned: false,
+                steps: vec![
+                    (0, Deliver("fix the bug"), None),
+                    (10, Hook(Working, "UserPromptSubmit"), None),
+                    (20, Append(PROMPT), None),
+                    (30, Title("⠋ codex"), None),
+                    (1_000, Append(r#"{"type":"event_msg","payload":{"type":"turn_aborted","reason":"interrupted"}}"#), None),
+                    (1_000, Title("codex"), Some((Working, "hook UserPromptSubmit"))),
+                    (3_000, Look, Some((Working, ENDING))),
+                    (4_100, Look, Some((Idle, "interrupted: turn aborted (interrupted)"))),
                 ],
             },
             Script {
