@@ -934,6 +934,81 @@ mod tests {
         }
     }
 
+    /// The agent's last reply as its screen shows it: the rows from the last one starting
+    /// with `marker` (Claude `●`, Codex `•`, Gemini `✦`) up to a row flush left or Codex's
+    /// `Worked for …` line, the two-column indent removed.
+    fn screen_reply(screen: &str, marker: &str) -> String {
+        let rows: Vec<&str> = screen.lines().collect();
+        let start = rows.iter().rposition(|r| r.starts_with(marker)).unwrap();
+        let mut reply = vec![&rows[start][marker.len()..]];
+        for r in &rows[start + 1..] {
+            let flush = r.chars().next().is_some_and(|c| !c.is_whitespace());
+            if flush || r.trim_start().starts_with("Worked for") {
+                break;
+            }
+            reply.push(r.strip_prefix("  ").unwrap_or(r));
+        }
+        reply.join("\n").trim().to_string()
+    }
+
+    #[test]
+    fn questions_in_replies_recorded_from_the_real_programs() {
+        let cases: [(&str, &[u8], &str, &str); 4] = [
+            (
+                "claude",
+                claude!("asks"),
+                "● ",
+                "Which option do you want?\n\n1. Keep",
+            ),
+            (
+                "claude",
+                claude!("asks-yn"),
+                "● ",
+                "Overwrite hello.txt? [y/N]",
+            ),
+            (
+                "codex",
+                codex!("asks"),
+                "• ",
+                "Which option do you want?\n\n1. Keep",
+            ),
+            (
+                "gemini",
+                gemini!("asks-yn"),
+                "✦ ",
+                "Overwrite hello.txt? [y/N]",
+            ),
+        ];
+        for (agent, bytes, marker, want) in cases {
+            let (screen, _) = replay(bytes);
+            // The agent rests at its prompt box: no dialog (its options have no pointer),
+            // the screen rules say idle.
+            assert_eq!(dialog_question(&screen), None, "{agent}:\n{screen}");
+            assert_eq!(screen_state(agent, &screen), Some(Status::Idle), "{screen}");
+            // The reply as shown (Claude and Codex render `1)` as `1.`) still asks.
+            let reply = screen_reply(&screen, marker);
+            let q = reply_question(&reply).unwrap_or_default();
+            assert!(q.starts_with(want), "{agent}: {q:?} from {reply:?}");
+        }
+        // Codex asks before it runs a command outside its sandbox: a dialog.
+        let (perm, _) = replay(codex!("permission"));
+        assert_eq!(
+            dialog_question(&perm).unwrap(),
+            "Reason: Do you want to write hello.txt?"
+        );
+        // Failed and interrupted turns rest at the prompt box, asking nothing.
+        let rest: [(&str, &[u8]); 3] = [
+            ("codex", codex!("failed")),
+            ("gemini", gemini!("failed")),
+            ("gemini", gemini!("interrupted")),
+        ];
+        for (agent, bytes) in rest {
+            let (screen, _) = replay(bytes);
+            assert_eq!(dialog_question(&screen), None, "{agent}:\n{screen}");
+            assert_eq!(screen_state(agent, &screen), Some(Status::Idle), "{screen}");
+        }
+    }
+
     /// The state of the first screen rule of `agent` matching `screen`.
     fn screen_state(agent: &str, screen: &str) -> Option<Status> {
         let def = builtins().into_iter().find(|a| a.name == agent).unwrap();
