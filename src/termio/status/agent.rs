@@ -364,6 +364,34 @@ fn compile(rules: &[agents::Rule]) -> Vec<(Regex, Status)> {
         .collect()
 }
 
+/// The word of a rule source (`source`: `title` or `screen`) on `text` at `now`: the state of
+/// the first rule matching, `None` when none does. An idle rule after a `working` or `done`
+/// word (`previous`) is `done`: the turn ended (Gemini CLI's `◇ Ready` title after `✦
+/// Working…`, Claude Code's `✳` after its spinner, an idle prompt box after a spinner line).
+fn rule_word(
+    rules: &[(Regex, Status)],
+    text: &str,
+    previous: Option<&Said>,
+    source: &str,
+    now: Instant,
+) -> Option<Said> {
+    let (re, state) = rules.iter().find(|(re, _)| re.is_match(text))?;
+    let after_turn = previous.is_some_and(|s| matches!(s.status, Status::Working | Status::Done));
+    let (status, reason) = match state {
+        Status::Idle if after_turn => (
+            Status::Done,
+            format!("{source} rule {} after working", re.as_str()),
+        ),
+        st => (*st, format!("{source} rule {}", re.as_str())),
+    };
+    Some(Said {
+        status,
+        reason,
+        message: None,
+        at: now,
+    })
+}
+
 /// The part of a delivered text to look for in a transcript: its last non-empty line,
 /// trimmed (an envelope before it does not matter), matched whole by
 /// [`transcript::is_prompt_for`].
@@ -995,32 +1023,11 @@ impl Track {
                 }
             }
         }
-        // Title rules.
+        // Title rules; no match after `working`: the turn rested.
         if !self.title_rules.is_empty() {
             let title = seen.title.as_deref().unwrap_or("");
-            let hit = self.title_rules.iter().find(|(re, _)| re.is_match(title));
-            let after_turn = self
-                .title
-                .as_ref()
-                .is_some_and(|s| matches!(s.status, Status::Working | Status::Done));
-            let said = match hit {
-                // An idle title after a working one: the turn ended (Gemini CLI's `◇ Ready`
-                // after `✦ Working…`, Claude Code's `✳` after its spinner), done until the
-                // title says something else.
-                Some((re, Status::Idle)) if after_turn => Some(Said {
-                    status: Status::Done,
-                    reason: format!("title rule {} after working", re.as_str()),
-                    message: None,
-                    at: now,
-                }),
-                Some((re, st)) => Some(Said {
-                    status: *st,
-                    reason: format!("title rule {}", re.as_str()),
-                    message: None,
-                    at: now,
-                }),
-                // No rule matches: after `working`, the turn rested.
-                None => match &self.title {
+            let said = rule_word(&self.title_rules, title, self.title.as_ref(), "title", now)
+                .or_else(|| match &self.title {
                     Some(s) if s.status == Status::Working => Some(Said {
                         status: Status::Done,
                         reason: "title no longer working".into(),
@@ -1028,34 +1035,20 @@ impl Track {
                         at: now,
                     }),
                     other => other.clone(),
-                },
-            };
+                });
             Track::say(&mut self.title, said);
         }
-        // Screen rules and dialogs.
+        // Screen rules; no match keeps the last word.
         if let Some(text) = &seen.text {
             if !self.screen_rules.is_empty() {
-                let hit = self.screen_rules.iter().find(|(re, _)| re.is_match(text));
-                // As with titles: an idle screen after a working one is the turn's end.
-                let after_turn = self
-                    .screen
-                    .as_ref()
-                    .is_some_and(|s| matches!(s.status, Status::Working | Status::Done));
-                let said = hit.map(|(re, st)| match st {
-                    Status::Idle if after_turn => Said {
-                        status: Status::Done,
-                        reason: format!("screen rule {} after working", re.as_str()),
-                        message: None,
-                        at: now,
-                    },
-                    _ => Said {
-                        status: *st,
-                        reason: format!("screen rule {}", re.as_str()),
-                        message: None,
-                        at: now,
-                    },
-                });
-                let said = said.or_else(|| self.screen.clone());
+                let said = rule_word(
+                    &self.screen_rules,
+                    text,
+                    self.screen.as_ref(),
+                    "screen",
+                    now,
+                )
+                .or_else(|| self.screen.clone());
                 Track::say(&mut self.screen, said);
             }
         }
