@@ -220,6 +220,13 @@ fn monitor(s: &Tracked) {
                     let _ = type_turn(s, &text, Some(id));
                 }
             }
+            Due::Return => {
+                let _typing = s.meta.agent.typing.lock();
+                if let Ok(enter) = keys::parse_key("Enter") {
+                    let _ = s.send(vec![Step::Key(enter)], Duration::ZERO);
+                    s.record(Entry::send(vec![Input::Keys("Enter".into())], false));
+                }
+            }
         }
     }
 }
