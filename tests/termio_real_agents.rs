@@ -339,8 +339,10 @@ fn assert_posts(mock: &Mock, path_ok: impl Fn(&str) -> bool) {
 }
 
 /// Runs a whole real-agent scenario, once more from scratch when it fails: a third-party
-/// program on a loaded machine now and then misses an input's timing (seen 2 in 49 runs). The
-/// first failure is printed, so it stays visible in the log; two in a row fail the test.
+/// program on a loaded machine now and then misses an input's timing (seen 2 in 49 runs; the
+/// cause found, Claude Code dropping the Return after a typed prompt, termio now handles by
+/// pressing it again: `Due::Return`). The first failure is printed, so it stays visible in
+/// the log; two in a row fail the test.
 fn with_one_retry(scenario: impl Fn() + std::panic::RefUnwindSafe) {
     if let Err(first) = std::panic::catch_unwind(&scenario) {
         let why = first
