@@ -19,10 +19,13 @@ What it answers is scripted by the newest user text in the request:
 - it contains `MOCK_FAIL`: HTTP 400 with an `invalid_request_error` whose message is
   `mock failure: the model refused` (an error no client retries);
 - it contains `MOCK_TOOL` and the request carries no tool result yet: a tool call that writes
-  `hello.txt` (Claude: `Write`; Codex: `exec` running `exec_command`; Gemini: `write_file`),
+  `hello.txt` (Claude: `Write`; Codex: `exec_command`, escalated out of its sandbox, as a function
+  call or inside its code mode's `exec`; Gemini: `write_file`),
   which asks for permission;
 - it contains `MOCK_SLOW`: as below, after 3 seconds (a turn long enough to see working);
 - it contains `MOCK_HANG`: as below, after 30 seconds (a turn to interrupt);
+- it contains `MOCK_ASK`: a reply that ends with a question and numbered options
+  (`ASK_REPLY`); `MOCK_YN`: one that ends with a `[y/N]` question (`YN_REPLY`);
 - otherwise: the text `MOCK REPLY: <the user text, reversed>` (after a tool result:
   `MOCK REPLY: tool done`).
 
@@ -40,7 +43,16 @@ FAIL = "MOCK_FAIL"
 SLOW = "MOCK_SLOW"
 HANG = "MOCK_HANG"
 TOOL = "MOCK_TOOL"
+ASK = "MOCK_ASK"
+YN = "MOCK_YN"
 FAIL_MESSAGE = "mock failure: the model refused"
+ASK_REPLY = (
+    "I can fix the greeting in two ways.\n\n"
+    "Which option do you want?\n\n"
+    "1) Keep the old file and add a new one\n"
+    "2) Replace the old file"
+)
+YN_REPLY = "The file hello.txt exists already.\n\nOverwrite hello.txt? [y/N]"
 
 LOG_LOCK = threading.Lock()
 COUNTER = [0]
@@ -135,6 +147,10 @@ def decide(text, has_result):
         return "text", "MOCK REPLY: tool done"
     if TOOL in text:
         return "tool", None
+    if ASK in text:
+        return "text", ASK_REPLY
+    if YN in text:
+        return "text", YN_REPLY
     return "text", "MOCK REPLY: " + text.strip()[::-1]
 
 
@@ -321,16 +337,34 @@ class Handler(BaseHTTPRequestHandler):
         n = next_id()
         rid = f"resp_mock{n}"
         if kind == "tool":
-            # Codex 0.171 offers one freeform tool, `exec` (JavaScript calling its nested
-            # tools, `exec_command` among them).
-            item = {
-                "type": "custom_tool_call",
-                "id": f"ctc_mock{n}",
-                "call_id": f"call_mock{n}",
-                "name": "exec",
-                "input": 'await tools.exec_command({cmd: "echo hello > hello.txt"});',
-                "status": "completed",
+            # Escalated (outside the sandbox), so Codex asks the user first under its
+            # approval policy `on-request` (the default in a trusted folder).
+            args = {
+                "cmd": "echo hello > hello.txt",
+                "sandbox_permissions": "require_escalated",
+                "justification": "Do you want to write hello.txt?",
             }
+            names = [t.get("name") for t in body.get("tools", []) if isinstance(t, dict)]
+            if "exec_command" in names:
+                item = {
+                    "type": "function_call",
+                    "id": f"fc_mock{n}",
+                    "call_id": f"call_mock{n}",
+                    "name": "exec_command",
+                    "arguments": json.dumps(args),
+                    "status": "completed",
+                }
+            else:
+                # Codex's code mode offers one freeform tool, `exec` (JavaScript calling
+                # its nested tools, `exec_command` among them).
+                item = {
+                    "type": "custom_tool_call",
+                    "id": f"ctc_mock{n}",
+                    "call_id": f"call_mock{n}",
+                    "name": "exec",
+                    "input": f"await tools.exec_command({json.dumps(args)});",
+                    "status": "completed",
+                }
         else:
             item = {
                 "type": "message",

@@ -614,6 +614,88 @@ pub fn dialog_question(screen: &str) -> Option<String> {
     })
 }
 
+/// Most lines of a reply's question (its last paragraphs); a longer tail is no question.
+const MAX_QUESTION_LINES: usize = 16;
+
+/// A question the agent's reply ends with (issue: questions outside a numbered dialog): the
+/// agent finished its turn but asks the user something in its answer text. `reply` is the
+/// turn's last assistant message (a Stop hook's, or the transcript's). Returns the question,
+/// whole (its paragraph and the option list that goes with it, as the reply wrote them), when
+/// the reply ends with:
+///
+/// - a line asking for a yes/no answer: `[y/N]`, `(y/n)`, `[yes/no]`, …;
+/// - a paragraph whose last line ends with `?` (`Which option?`, `Shall I go on?`), with
+///   the option list just above it, if any;
+/// - a list of options `1) …`, `2) …` (or `1.`, `2.`) right under a paragraph ending with `?`.
+///
+/// A list after a statement (`Steps:` then `1. build`, `2. test`) is no question. Markdown
+/// emphasis around the last characters (`**Which one?**`) does not hide the `?`.
+pub fn reply_question(reply: &str) -> Option<String> {
+    static YES_NO: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let yes_no = YES_NO
+        .get_or_init(|| regex::Regex::new(r"(?i)[\[(]\s*y(es)?\s*/\s*no?\s*[\])]").expect("regex"));
+    let lines: Vec<&str> = reply.lines().map(str::trim_end).collect();
+    // Paragraphs as line ranges, blank lines between them.
+    let mut paras: Vec<(usize, usize)> = Vec::new();
+    let mut start = None;
+    for (i, l) in lines.iter().enumerate() {
+        match (l.trim().is_empty(), start) {
+            (false, None) => start = Some(i),
+            (true, Some(a)) => {
+                paras.push((a, i));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(a) = start {
+        paras.push((a, lines.len()));
+    }
+    let text = |(a, b): (usize, usize)| lines[a..b].join("\n");
+    let bare = |l: &str| l.trim().trim_end_matches(['*', '_', '`', ' ']).to_string();
+    let option = |l: &str| {
+        static OPT: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+        OPT.get_or_init(|| {
+            regex::Regex::new(r"^\s*(?:[-*]\s+)?\(?([1-9])[.)]\s+\S").expect("regex")
+        })
+        .captures(l)
+        .and_then(|c| c[1].parse::<u32>().ok())
+    };
+    // A paragraph of options 1, 2, … (after a lead line or two; wrapped lines between
+    // them allowed).
+    let is_options = |(a, b): (usize, usize)| {
+        let numbers: Vec<u32> = lines[a..b].iter().filter_map(|l| option(l)).collect();
+        numbers.len() >= 2 && numbers.iter().zip(1..).all(|(n, want)| *n == want)
+    };
+    let asks = |(_, b): (usize, usize)| bare(lines[b - 1]).ends_with('?');
+    let &last = paras.last()?;
+    let before = paras.len().checked_sub(2).map(|i| paras[i]);
+    let span = |from: (usize, usize)| {
+        (last.1 - from.0 <= MAX_QUESTION_LINES).then(|| text((from.0, last.1)))
+    };
+    if yes_no.is_match(lines[last.1 - 1]) {
+        return span(last);
+    }
+    if is_options(last) {
+        // The options' own paragraph may open with the question (`Which one?` then `1) …`).
+        let lead = (last.0..last.1)
+            .take_while(|&i| option(lines[i]).is_none())
+            .last();
+        return match (lead, before) {
+            (Some(i), _) if asks((last.0, i + 1)) => span(last),
+            (None, Some(q)) if asks(q) => span(q),
+            _ => None,
+        };
+    }
+    if asks(last) {
+        return match before {
+            Some(o) if is_options(o) => span(o),
+            _ => span(last),
+        };
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -651,6 +733,37 @@ mod tests {
         // A numbered list with no pointer is no dialog.
         assert_eq!(dialog_question("Steps:\n1. build\n2. test\n❯ "), None);
         assert_eq!(dialog_question("─────\n❯ hello\n[idle]"), None);
+    }
+
+    #[test]
+    fn questions_in_a_reply_are_found() {
+        let ask = "I can fix the greeting in two ways.\n\nWhich option do you want?\n\n\
+                   1) Keep the old file and add a new one\n2) Replace the old file";
+        assert_eq!(
+            reply_question(ask).unwrap(),
+            "Which option do you want?\n\n1) Keep the old file and add a new one\n\
+             2) Replace the old file"
+        );
+        let yn = "The file hello.txt exists already.\n\nOverwrite hello.txt? [y/N]";
+        assert_eq!(reply_question(yn).unwrap(), "Overwrite hello.txt? [y/N]");
+        assert_eq!(
+            reply_question("Done.\n\nProceed (y/n)").unwrap(),
+            "Proceed (y/n)"
+        );
+        assert_eq!(
+            reply_question("Two ways:\n1. fast\n2. safe\n\n**Which option?**").unwrap(),
+            "Two ways:\n1. fast\n2. safe\n\n**Which option?**"
+        );
+        assert_eq!(
+            reply_question("Which one?\n1. fast\n2. safe").unwrap(),
+            "Which one?\n1. fast\n2. safe"
+        );
+        // Statements are no questions, nor is a list after one, nor a question earlier on.
+        assert_eq!(reply_question("MOCK REPLY: olleh yas"), None);
+        assert_eq!(reply_question("Done. Steps:\n\n1. build\n2. test"), None);
+        assert_eq!(reply_question("Why? Because.\n\nAll fixed."), None);
+        assert_eq!(reply_question(""), None);
+        assert_eq!(reply_question("1) a\n3) b\n\nok"), None);
     }
 
     /// The screen text and title after `bytes` (a program's real output, recorded at 100×30).
@@ -818,6 +931,81 @@ mod tests {
             };
             assert!(is_ready(&s), "{name}:\n{s}");
             assert_eq!(dialog_question(&s), None, "{name}:\n{s}");
+        }
+    }
+
+    /// The agent's last reply as its screen shows it: the rows from the last one starting
+    /// with `marker` (Claude `●`, Codex `•`, Gemini `✦`) up to a row flush left or Codex's
+    /// `Worked for …` line, the two-column indent removed.
+    fn screen_reply(screen: &str, marker: &str) -> String {
+        let rows: Vec<&str> = screen.lines().collect();
+        let start = rows.iter().rposition(|r| r.starts_with(marker)).unwrap();
+        let mut reply = vec![&rows[start][marker.len()..]];
+        for r in &rows[start + 1..] {
+            let flush = r.chars().next().is_some_and(|c| !c.is_whitespace());
+            if flush || r.trim_start().starts_with("Worked for") {
+                break;
+            }
+            reply.push(r.strip_prefix("  ").unwrap_or(r));
+        }
+        reply.join("\n").trim().to_string()
+    }
+
+    #[test]
+    fn questions_in_replies_recorded_from_the_real_programs() {
+        let cases: [(&str, &[u8], &str, &str); 4] = [
+            (
+                "claude",
+                claude!("asks"),
+                "● ",
+                "Which option do you want?\n\n1. Keep",
+            ),
+            (
+                "claude",
+                claude!("asks-yn"),
+                "● ",
+                "Overwrite hello.txt? [y/N]",
+            ),
+            (
+                "codex",
+                codex!("asks"),
+                "• ",
+                "Which option do you want?\n\n1. Keep",
+            ),
+            (
+                "gemini",
+                gemini!("asks-yn"),
+                "✦ ",
+                "Overwrite hello.txt? [y/N]",
+            ),
+        ];
+        for (agent, bytes, marker, want) in cases {
+            let (screen, _) = replay(bytes);
+            // The agent rests at its prompt box: no dialog (its options have no pointer),
+            // the screen rules say idle.
+            assert_eq!(dialog_question(&screen), None, "{agent}:\n{screen}");
+            assert_eq!(screen_state(agent, &screen), Some(Status::Idle), "{screen}");
+            // The reply as shown (Claude and Codex render `1)` as `1.`) still asks.
+            let reply = screen_reply(&screen, marker);
+            let q = reply_question(&reply).unwrap_or_default();
+            assert!(q.starts_with(want), "{agent}: {q:?} from {reply:?}");
+        }
+        // Codex asks before it runs a command outside its sandbox: a dialog.
+        let (perm, _) = replay(codex!("permission"));
+        assert_eq!(
+            dialog_question(&perm).unwrap(),
+            "Reason: Do you want to write hello.txt?"
+        );
+        // Failed and interrupted turns rest at the prompt box, asking nothing.
+        let rest: [(&str, &[u8]); 3] = [
+            ("codex", codex!("failed")),
+            ("gemini", gemini!("failed")),
+            ("gemini", gemini!("interrupted")),
+        ];
+        for (agent, bytes) in rest {
+            let (screen, _) = replay(bytes);
+            assert_eq!(dialog_question(&screen), None, "{agent}:\n{screen}");
+            assert_eq!(screen_state(agent, &screen), Some(Status::Idle), "{screen}");
         }
     }
 

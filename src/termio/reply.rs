@@ -178,6 +178,10 @@ pub struct Waited {
     /// `needs-you` outcomes only (agents).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt: Option<String>,
+    /// Agents, a turn that ended `idle` only: why it did not finish (`failed: <the agent's
+    /// error>`, `interrupted: …`, `hook StopFailure: <error>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// `close`.

@@ -106,6 +106,91 @@ pub fn contains_text(line: &str, text: &str) -> bool {
     !t.is_empty() && walk(&parse(line), t)
 }
 
+/// How a turn ended when its transcript says it did not finish normally (see [`turn_end`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TurnEnd {
+    /// The turn failed (an API error): the agent's error text.
+    Failed(String),
+    /// The user interrupted the turn (Escape, Ctrl-C): what the agent recorded.
+    Interrupted(String),
+}
+
+/// The end of a turn a transcript line records, if the line says the turn failed or was
+/// interrupted (seen on the real programs: shared/notes/agents.md):
+///
+/// - Codex 0.171.0: an `event_msg` `task_complete` with an `error` (its `message`), an
+///   `error` event, a `turn_aborted` event (its `reason`);
+/// - Gemini CLI 0.61.0: a `type: error` line (its `content`), an `info` line
+///   `Request cancelled.`;
+/// - Claude Code 2.1.197: an assistant line marked `isApiErrorMessage`, a user line
+///   `[Request interrupted by user…]`.
+pub fn turn_end(line: &str) -> Option<TurnEnd> {
+    let v = parse(line);
+    let s = |p: &str| {
+        v.pointer(p)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+    };
+    let kind = s("/type").unwrap_or("");
+    match (kind, s("/payload/type")) {
+        ("event_msg", Some("task_complete")) => {
+            s("/payload/error/message").map(|m| TurnEnd::Failed(m.to_string()))
+        }
+        ("event_msg", Some("error")) => Some(TurnEnd::Failed(
+            s("/payload/message").unwrap_or("error").into(),
+        )),
+        ("event_msg", Some("turn_aborted")) => Some(TurnEnd::Interrupted(format!(
+            "turn aborted ({})",
+            s("/payload/reason").unwrap_or("interrupted")
+        ))),
+        ("error", _) => Some(TurnEnd::Failed(s("/content").unwrap_or("error").into())),
+        ("info", _) => s("/content")
+            .filter(|c| c.to_lowercase().contains("request cancelled"))
+            .map(|c| TurnEnd::Interrupted(c.to_string())),
+        ("assistant", _) if v.get("isApiErrorMessage") == Some(&Value::Bool(true)) => {
+            Some(TurnEnd::Failed(message_text(&v)))
+        }
+        ("user", _) => {
+            let t = message_text(&v);
+            t.starts_with("[Request interrupted by user")
+                .then_some(TurnEnd::Interrupted(t))
+        }
+        _ => None,
+    }
+}
+
+/// The text of a transcript line's message: a string content, or its text parts joined.
+fn message_text(v: &Value) -> String {
+    let content = v
+        .pointer("/message/content")
+        .or_else(|| v.pointer("/payload/content"))
+        .or_else(|| v.get("content"));
+    match content {
+        Some(Value::String(s)) => s.trim().to_string(),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n")
+            .trim()
+            .to_string(),
+        _ => String::new(),
+    }
+}
+
+/// The reply text of an assistant line (Claude `type: assistant` text parts, Codex
+/// `role: assistant` message items, Gemini `type: gemini` content); `None` for other lines
+/// and replies without text (a tool call).
+pub fn assistant_text(line: &str) -> Option<String> {
+    let v = parse(line);
+    let kind = v.get("type").and_then(Value::as_str);
+    let reply = matches!(kind, Some("assistant" | "gemini"))
+        || v.pointer("/payload/type").and_then(Value::as_str) == Some("message")
+            && role(&v) == Some("assistant");
+    Some(message_text(&v)).filter(|t| reply && !t.is_empty())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,6 +207,58 @@ mod tests {
         assert!(contains_text(asst, " FINAL\n") && !contains_text(asst, "nope"));
         let codex = r#"{"type":"response_item","payload":{"type":"message","role":"user"}}"#;
         assert!(is_prompt_line(codex));
+    }
+
+    #[test]
+    fn failed_and_interrupted_turns_are_read_from_the_transcripts() {
+        use TurnEnd::{Failed, Interrupted};
+        let codex_failed = r#"{"type":"event_msg","payload":{"type":"task_complete","last_agent_message":null,"error":{"message":"boom"}}}"#;
+        let codex_done =
+            r#"{"type":"event_msg","payload":{"type":"task_complete","last_agent_message":"ok"}}"#;
+        let codex_aborted =
+            r#"{"type":"event_msg","payload":{"type":"turn_aborted","reason":"interrupted"}}"#;
+        let gemini_error = r#"{"type":"error","content":"[API Error: 400]"}"#;
+        let gemini_cancel = r#"{"type":"info","content":"Request cancelled."}"#;
+        let gemini_info = r#"{"type":"info","content":"This request failed."}"#;
+        let claude_error = r#"{"type":"assistant","isApiErrorMessage":true,"message":{"role":"assistant","content":[{"type":"text","text":"API Error: 500"}]}}"#;
+        let claude_cancel = r#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]}}"#;
+        assert_eq!(turn_end(codex_failed), Some(Failed("boom".into())));
+        assert_eq!(turn_end(codex_done), None);
+        assert_eq!(
+            turn_end(codex_aborted),
+            Some(Interrupted("turn aborted (interrupted)".into()))
+        );
+        assert_eq!(
+            turn_end(gemini_error),
+            Some(Failed("[API Error: 400]".into()))
+        );
+        assert_eq!(
+            turn_end(gemini_cancel),
+            Some(Interrupted("Request cancelled.".into()))
+        );
+        assert_eq!(turn_end(gemini_info), None);
+        assert_eq!(
+            turn_end(claude_error),
+            Some(Failed("API Error: 500".into()))
+        );
+        assert_eq!(
+            turn_end(claude_cancel),
+            Some(Interrupted("[Request interrupted by user]".into()))
+        );
+    }
+
+    #[test]
+    fn assistant_replies_are_read_from_the_transcripts() {
+        let claude = r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Which one?"}]}}"#;
+        let tool = r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use"}]}}"#;
+        let codex = r#"{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Sure?"}]}}"#;
+        let gemini = r#"{"type":"gemini","content":"Go on? [y/N]"}"#;
+        let user = r#"{"type":"user","message":{"role":"user","content":"go"}}"#;
+        assert_eq!(assistant_text(claude).as_deref(), Some("Which one?"));
+        assert_eq!(assistant_text(tool), None);
+        assert_eq!(assistant_text(codex).as_deref(), Some("Sure?"));
+        assert_eq!(assistant_text(gemini).as_deref(), Some("Go on? [y/N]"));
+        assert_eq!(assistant_text(user), None);
     }
 
     #[test]

@@ -513,6 +513,9 @@ fn agent_wait(
                 cursor: p.cursor,
                 cursor_end: p.cursor_end,
                 prompt: p.prompt.clone(),
+                reason: (p.outcome == Outcome::Settled && p.status == Status::Idle)
+                    .then(|| p.reason.clone())
+                    .filter(|r| !r.is_empty()),
             })
         };
         match p.outcome {
@@ -634,6 +637,7 @@ fn waited(p: &Probe, timed_out: bool) -> Success<reply::Waited> {
         cursor: None,
         cursor_end: None,
         prompt: None,
+        reason: None,
     })
 }
 

@@ -220,6 +220,13 @@ fn monitor(s: &Tracked) {
                     let _ = type_turn(s, &text, Some(id));
                 }
             }
+            Due::Return => {
+                let _typing = s.meta.agent.typing.lock();
+                if let Ok(enter) = keys::parse_key("Enter") {
+                    let _ = s.send(vec![Step::Key(enter)], Duration::ZERO);
+                    s.record(Entry::send(vec![Input::Keys("Enter".into())], false));
+                }
+            }
         }
     }
 }
@@ -339,7 +346,9 @@ pub fn send(
     let (asking, choice, choice_return, current, seq, path) = {
         let g = s.meta.agent.track.lock();
         let t = g.as_ref().ok_or_else(|| not_agent(s))?;
-        let asking = t.status() == Status::NeedsYou;
+        // A question in the agent's last reply is answered by a new prompt (below); only a
+        // question the agent holds its turn for (a dialog, a hook's) takes an answer.
+        let asking = t.status() == Status::NeedsYou && !t.asks_in_reply();
         (
             asking,
             asking && t.choice_on_screen() && is_option_number(text),
@@ -427,7 +436,6 @@ pub fn probe(s: &Tracked, id: u64, from_seq: u64, budget: Duration) -> TurnProbe
                 seq: 0,
                 settling: false,
             });
-            let settled = outcome == Outcome::Settled;
             return TurnProbe {
                 target: link_of(s),
                 title: title_of(s),
@@ -441,11 +449,12 @@ pub fn probe(s: &Tracked, id: u64, from_seq: u64, budget: Duration) -> TurnProbe
                     .transcript
                     .as_ref()
                     .map(|p| p.to_string_lossy().into_owned()),
-                cursor: match range.filter(|_| settled) {
+                // A settled turn's range (also when its reply asks: `needs-you`).
+                cursor: match range {
                     Some(r) => Some(r.0),
                     None => start.filter(|_| view.transcript.is_some()),
                 },
-                cursor_end: range.filter(|_| settled).map(|r| r.1),
+                cursor_end: range.map(|r| r.1),
                 message,
             };
         }
@@ -502,7 +511,10 @@ pub fn apply_report(
         },
         message: text("message"),
         transcript: text("transcript_path").map(PathBuf::from),
-        last_message: text("last_assistant_message").or_else(|| text("last-assistant-message")),
+        // Gemini CLI's `AfterAgent` names its reply `prompt_response`.
+        last_message: text("last_assistant_message")
+            .or_else(|| text("last-assistant-message"))
+            .or_else(|| text("prompt_response")),
     };
     let mut g = s.meta.agent.track.lock();
     let now = Instant::now();
