@@ -732,6 +732,17 @@ fn an_idle_session_reads_and_acts_the_same_after_hibernating() {
     h.wait(&id, "notes.txt");
     h.ok(&["send", &id, "--text", "ifirst line", "--keys", "Escape"]);
     h.wait(&id, "first line");
+    // Vim has left insert mode (its mode line is cleared) before the screen is taken.
+    h.ok(&[
+        "wait",
+        &id,
+        "--text",
+        "INSERT",
+        "--until",
+        "absent",
+        "--timeout",
+        "10s",
+    ]);
     let awake = h.ok(&["read", &id, "--structured"]);
     std::thread::sleep(Duration::from_millis(1600));
     let asleep = h.ok(&["read", &id, "--structured"]);
