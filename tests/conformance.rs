@@ -668,9 +668,9 @@ fn device_attributes_follow_the_level_a_program_selects() {
     assert_eq!(reply(&mut e, b"\x1b[4$p"), "\x1b[4;2$y");
     e.advance(b"\x1b[62;1\"p");
     assert_eq!(
-        reply(&mut e, b"\x1b[4$p\x1b[?7$p"),
+        reply(&mut e, b"\x1b[4$p\x1b[?7$p\x1b[?2026$p"),
         "",
-        "no DECRQM at level 2"
+        "no DECRQM at level 2 (synchronized output's included)"
     );
     assert_eq!(reply(&mut e, b"\x1b[c"), "\x1b[?62;1;2;6;9;15;22;29c");
     // Levels outside 61–65 are ignored; a reset (RIS) forgets the selection.

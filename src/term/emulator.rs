@@ -578,6 +578,9 @@ impl Emulator {
                 self.program_status = Some(status);
                 self.status_reports += 1;
             }
+            Found::SyncQuery if self.dec.level.is_some_and(|l| l < 3) => {
+                // DECRQM is refused below conformance level 3, as for every other mode.
+            }
             Found::SyncQuery => {
                 // Whether a frame is open where the query stands in the stream: the bytes
                 // before it are parsed (or held back in the open frame).

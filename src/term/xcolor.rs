@@ -49,7 +49,13 @@ pub fn parse(spec: &str) -> Option<Rgb8> {
             }
             return Some(encode([a, b, c]));
         }
-        "ciexyz" => [a, b, c],
+        "ciexyz" => {
+            // Y is relative to the white (0–1); X and Z are never negative.
+            in_range(b, 1.0)?;
+            in_range(a, f64::MAX)?;
+            in_range(c, f64::MAX)?;
+            [a, b, c]
+        }
         "cieuvy" => {
             in_range(c, 1.0)?;
             uvy_to_xyz([a, b, c])?
@@ -354,6 +360,8 @@ mod tests {
             "CIEuvY:0.2/0/0.5",
             "CIExyY:1.5/0.3/0.5",
             "CIExyY:0.3/0/0.5",
+            "CIEXYZ:2/2/2",
+            "CIEXYZ:-1/0/0",
             "TekHVC:0/100/0",
             "TekHVC:1/1/1",
             "hsl:1/2/3",
