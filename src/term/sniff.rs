@@ -300,9 +300,33 @@ fn parse_csi(data: &[u8], mut i: usize) -> Parse {
 
 /// After `ESC P`: DECRQSS, `$ q`, the setting's final characters (at most 4), `ESC \`.
 fn parse_decrqss(data: &[u8], i: usize) -> Parse {
+    parse_dcs(
+        data,
+        i,
+        *b"$q",
+        |_, len| len <= 4,
+        // Longer is not a setting.
+        |len| len <= 4,
+        Found::Setting,
+    )
+}
+
+/// A DCS string the sniffer answers, after `ESC P`: the two bytes `intro`, a body of bytes
+/// that `fits(byte, length so far)` accepts, then `ESC \`. At the terminator the body goes
+/// to `found` if `whole(length)` holds and is dropped otherwise; a byte that does not fit
+/// makes the string not ours, and another sequence cancelling it drops it.
+fn parse_dcs(
+    data: &[u8],
+    i: usize,
+    intro: [u8; 2],
+    fits: impl Fn(u8, usize) -> bool,
+    whole: impl Fn(usize) -> bool,
+    found: impl FnOnce(Vec<u8>) -> Found,
+) -> Parse {
     match (data.get(i), data.get(i + 1)) {
-        (None, _) | (Some(b'$'), None) => return Parse::Incomplete,
-        (Some(b'$'), Some(b'q')) => {}
+        (None, _) => return Parse::Incomplete,
+        (Some(&a), None) if a == intro[0] => return Parse::Incomplete,
+        (Some(&a), Some(&b)) if [a, b] == intro => {}
         _ => return Parse::NotOurs,
     }
     let body = i + 2;
@@ -313,15 +337,14 @@ fn parse_decrqss(data: &[u8], i: usize) -> Parse {
             Some(&ESC) => {
                 return match data.get(j + 1) {
                     None => Parse::Incomplete,
-                    Some(b'\\') if j - body <= 4 => {
-                        Parse::Done(j + 2, Some(Found::Setting(data[body..j].to_vec())))
+                    Some(b'\\') if whole(j - body) => {
+                        Parse::Done(j + 2, Some(found(data[body..j].to_vec())))
                     }
-                    // Too long to be a setting, or cancelled by another sequence.
                     Some(_) => Parse::Done(j, None),
                 };
             }
-            Some(_) if j - body > 4 => return Parse::NotOurs,
-            Some(_) => j += 1,
+            Some(&b) if fits(b, j - body) => j += 1,
+            Some(_) => return Parse::NotOurs,
         }
     }
 }
@@ -390,30 +413,14 @@ fn parse_osc_icon(data: &[u8], i: usize) -> Parse {
 
 /// After `ESC P`: XTGETTCAP, `+ q`, the hex-encoded names, `ESC \`.
 fn parse_xtgettcap(data: &[u8], i: usize) -> Parse {
-    match (data.get(i), data.get(i + 1)) {
-        (None, _) | (Some(b'+'), None) => return Parse::Incomplete,
-        (Some(b'+'), Some(b'q')) => {}
-        _ => return Parse::NotOurs,
-    }
-    let body = i + 2;
-    let mut j = body;
-    loop {
-        match data.get(j) {
-            None => return Parse::Incomplete,
-            Some(&ESC) => {
-                return match data.get(j + 1) {
-                    None => Parse::Incomplete,
-                    Some(b'\\') => {
-                        Parse::Done(j + 2, Some(Found::Capability(data[body..j].to_vec())))
-                    }
-                    Some(_) => Parse::Done(j, None),
-                };
-            }
-            Some(b) if b.is_ascii_hexdigit() || *b == b';' => j += 1,
-            Some(_) if j - body > MAX_CARRY => return Parse::NotOurs,
-            Some(_) => return Parse::NotOurs,
-        }
-    }
+    parse_dcs(
+        data,
+        i,
+        *b"+q",
+        |b, _| b.is_ascii_hexdigit() || b == b';',
+        |_| true,
+        Found::Capability,
+    )
 }
 
 /// Whether OSC `code` is one of xterm's colour controls ([`Found::Colour`]).
