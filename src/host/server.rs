@@ -605,8 +605,7 @@ impl Host {
         later_line(move || {
             Session::end_many(&all, STOP_GRACE);
             for s in &all {
-                s.mark_stopped();
-                s.remove_journal();
+                retire(s);
             }
             drop(records);
             let mut stopped: Vec<String> = all.iter().map(|s| s.id.to_string()).collect();
@@ -771,11 +770,15 @@ pub fn stop_reply(session: &Session, deadline: Instant) -> String {
     finish_stop(session, exit)
 }
 
-/// Marks a session whose processes have ended stopped and deletes its data; returns the `stop`
-/// reply line.
-fn finish_stop(session: &Session, exit: Option<crate::pty::Exit>) -> String {
+/// Marks a session whose processes have ended as stopped and removes its journal.
+fn retire(session: &Session) {
     session.mark_stopped();
     session.remove_journal();
+}
+
+/// [`retire`]s a session whose processes have ended; returns the `stop` reply line.
+fn finish_stop(session: &Session, exit: Option<crate::pty::Exit>) -> String {
+    retire(session);
     reply::to_line(&reply::Stopped {
         schema_version: SCHEMA,
         session_id: &session.id,
