@@ -343,9 +343,13 @@ impl Entry {
         // than reading it.
         let mut n = 0;
         let mut ended = false;
+        let mut empty = false;
         while n < buf.len() {
             match pump::read_some(self.core.fd.as_fd(), &mut buf[n..]) {
-                Ok(None) => break,
+                Ok(None) => {
+                    empty = true;
+                    break;
+                }
                 Ok(Some(0)) | Err(_) => {
                     ended = true;
                     break;
@@ -354,7 +358,7 @@ impl Entry {
             }
         }
         if n > 0 {
-            self.parse(io, &buf[..n]);
+            self.parse(io, &buf[..n], empty);
         }
         if ended {
             self.pump.end_of_output();
@@ -364,7 +368,8 @@ impl Entry {
     }
 
     /// Parses output just read (or holds it back during a flood) and answers its queries.
-    fn parse(&mut self, io: &Io, bytes: &[u8]) {
+    /// `empty`: the read that followed found the PTY empty ([`Pump::found_empty`]).
+    fn parse(&mut self, io: &Io, bytes: &[u8], empty: bool) {
         self.hibernate_at = Some(Instant::now() + HIBERNATE_AFTER);
         let parsed = self.guarded(
             |pump, g| {
@@ -374,7 +379,12 @@ impl Entry {
                     cast.output(now, bytes);
                 }
                 // Held back during a flood: parsed by a later read or tick.
-                let answers = pump.offer(&mut g.emulator, bytes, now)?;
+                let answers = pump.offer(&mut g.emulator, bytes, now);
+                if empty {
+                    // Counted from after the parse: its time is no pause in the output.
+                    pump.found_empty(Instant::now());
+                }
+                let answers = answers?;
                 g.bump();
                 Some(answers)
             },

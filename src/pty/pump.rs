@@ -10,8 +10,10 @@
 //! - During a flood (at least [`FLOOD_BYTES`] within a [`FLOOD_WINDOW`], and while each
 //!   window keeps that rate) output is held back and parsed in batches ([`Pump::offer`]): when
 //!   a batch holds [`HOLD_BATCHES`] times the lines the emulator's fast-forward must leave
-//!   (`Emulator::fast_forward_keep`), its oldest byte is [`HOLD_MAX_AGE`] old, or no output
-//!   came for [`HOLD_QUIET`] (a program waiting for an answer). Most of such a
+//!   (`Emulator::fast_forward_keep`), its oldest byte is [`HOLD_MAX_AGE`] old, or the PTY
+//!   was found empty and stayed so for [`HOLD_QUIET`] (a program waiting for an answer). The
+//!   quiet is counted from a read that found nothing ([`Pump::found_empty`]), not from the
+//!   last read: a batch parsed in 50 ms is not 50 ms of quiet. Most of such a
 //!   batch is skipped as bound to scroll out unseen (`term::flood`), so reading keeps up with
 //!   the program; the screen lags its output by at most [`HOLD_MAX_AGE`] while the flood
 //!   lasts. Outside floods output is parsed as it is read.
@@ -45,13 +47,13 @@ pub const FLOOD_WINDOW: Duration = Duration::from_millis(50);
 /// lag during a flood).
 pub const HOLD_MAX_AGE: Duration = Duration::from_millis(100);
 
-/// Held-back output is parsed once no output came for this long: a program waiting for the
-/// answer to a query it sent in a flood gets it this soon.
+/// Held-back output is parsed once the PTY was found empty and no output came for this long:
+/// a program waiting for the answer to a query it sent in a flood gets it this soon.
 pub const HOLD_QUIET: Duration = Duration::from_millis(10);
 
 /// Held-back output is parsed once it holds this many times the lines the fast-forward must
 /// leave: then all but about 1 in this many lines are skipped.
-pub const HOLD_BATCHES: usize = 8;
+pub const HOLD_BATCHES: usize = 32;
 
 /// Most bytes held back at once: more are parsed at once.
 pub const HOLD_MAX_BYTES: usize = 16 * 1024 * 1024;
@@ -77,15 +79,20 @@ struct Flood {
     held_lines: usize,
     /// When the oldest held byte was read.
     held_since: Option<Instant>,
-    /// When the newest held byte was read.
-    last_read: Option<Instant>,
+    /// When a read found the PTY empty with nothing read since ([`Pump::found_empty`]).
+    empty_since: Option<Instant>,
 }
 
 impl Flood {
     /// When the held output must be parsed (`None`: nothing held).
     fn due(&self) -> Option<Instant> {
         let old = self.held_since? + HOLD_MAX_AGE;
-        Some(self.last_read.map_or(old, |t| old.min(t + HOLD_QUIET)))
+        Some(self.empty_since.map_or(old, |t| old.min(t + HOLD_QUIET)))
+    }
+
+    /// Whether the PTY has been empty for [`HOLD_QUIET`] at `now`.
+    fn quiet(&self, now: Instant) -> bool {
+        self.empty_since.is_some_and(|t| now >= t + HOLD_QUIET)
     }
 
     /// Counts `len` bytes read at `now`; returns whether a flood is on.
@@ -150,7 +157,7 @@ impl Pump {
         f.held.extend_from_slice(bytes);
         f.held_lines += memchr::memchr_iter(b'\n', bytes).count();
         f.held_since.get_or_insert(now);
-        f.last_read = Some(now);
+        f.empty_since = None;
         if !on {
             return Some(self.flush(emulator));
         }
@@ -160,6 +167,13 @@ impl Pump {
             return Some(self.flush_lines(emulator, now));
         }
         None
+    }
+
+    /// A read at `now` found the PTY empty: held-back output is parsed once it stays so for
+    /// [`HOLD_QUIET`] (the owner must call this whenever a read finds nothing, or held output
+    /// waits for [`HOLD_MAX_AGE`]).
+    pub fn found_empty(&mut self, now: Instant) {
+        self.flood.empty_since.get_or_insert(now);
     }
 
     /// Parses the output held back (if any) and returns the answers.
@@ -257,8 +271,7 @@ impl Pump {
             answers = self.flush(emulator);
             screen_changed = true;
         } else if self.flood.due().is_some_and(|d| d <= now) {
-            let quiet = self.flood.last_read.is_some_and(|t| now >= t + HOLD_QUIET);
-            answers = if self.flood.on && !quiet {
+            answers = if self.flood.on && !self.flood.quiet(now) {
                 self.flush_lines(emulator, now)
             } else {
                 self.flush(emulator)
@@ -415,7 +428,10 @@ fn drain(
                 pump.end_of_output();
                 return;
             }
-            Ok(None) => return,
+            Ok(None) => {
+                pump.found_empty(Instant::now());
+                return;
+            }
             Ok(Some(n)) => {
                 let now = Instant::now();
                 if let Some(tap) = tap {
@@ -528,6 +544,8 @@ mod tests {
         assert_eq!(p.offer(&mut em, &piece(pieces), t1), None, "held");
         assert!(p.holding());
         assert!(!em.row_text(4).contains(&format!("line {pieces:05}")));
+        assert_eq!(p.deadline(&em), Some(t0 + HOLD_MAX_AGE), "due by its age");
+        p.found_empty(t1);
         assert_eq!(
             p.deadline(&em),
             Some(t1 + HOLD_QUIET),
@@ -593,10 +611,41 @@ mod tests {
         let _ = p.offer(&mut em, &vec![b'x'; FLOOD_BYTES], t0);
         assert_eq!(p.offer(&mut em, b"\r\n\x1b[6n", t0), None, "held");
         // The program waits for the answer: no more output.
+        p.found_empty(t0);
         assert_eq!(p.deadline(&em), Some(t0 + HOLD_QUIET));
         let tick = p.tick(&mut em, t0 + HOLD_QUIET, false);
         assert_eq!(tick.answers, b"\x1b[5;1R");
         assert!(!p.holding());
+    }
+
+    /// The time a batch takes to parse is not a pause in the output: the line cut off at a
+    /// batch's end stays held until a read finds the PTY empty (parsing it at once would end
+    /// the batch mid-sequence, and the next batch could not be fast-forwarded).
+    #[test]
+    fn a_slow_batch_is_not_a_pause() {
+        let mut em = Emulator::with_scrollback(80, 5, 10);
+        let mut p = Pump::new();
+        let t0 = Instant::now();
+        let _ = p.offer(&mut em, &vec![b'x'; FLOOD_BYTES], t0);
+        let lines = em.fast_forward_keep() * HOLD_BATCHES;
+        let mut batch = piece(0).repeat(lines / 64 + 1);
+        batch.extend_from_slice(b"cut off \x1b[38;5;");
+        let answers = p.offer(&mut em, &batch, t0);
+        assert_eq!(answers, Some(Vec::new()), "a full batch is parsed");
+        assert!(p.holding(), "but not the line cut off");
+        // The batch took 50 ms to parse; the loop looks at its timers before reading again.
+        let after = t0 + Duration::from_millis(50);
+        assert!(!p.tick(&mut em, after, false).screen_changed);
+        assert!(p.holding(), "no pause seen yet");
+        assert_eq!(p.offer(&mut em, b"17mend\r\n", after), None);
+        p.found_empty(after);
+        assert!(p.tick(&mut em, after + HOLD_QUIET, false).screen_changed);
+        assert!(!p.holding());
+        assert!(
+            em.row_text(3).starts_with("cut off end"),
+            "{}",
+            em.row_text(3)
+        );
     }
 
     #[test]

@@ -265,6 +265,10 @@ pub struct Emulator {
     utf8_tail: Vec<u8>,
 }
 
+/// Lines [`Emulator::advance`] emulates one by one, at most, to find the parser's ground
+/// state again before a flood it could skip (see `flood::ends_in_ground`).
+const RESYNC_LINES: usize = 16;
+
 impl Emulator {
     /// A terminal of `cols` × `rows` cells (each clamped to 1–[`MAX_SIZE`]), default modes,
     /// empty scrollback of at most [`SCROLLBACK_LINES`] rows.
@@ -439,8 +443,23 @@ impl Emulator {
         let mut feeds = memchr::memchr_iter(b'\n', bytes).count();
         self.line_feeds += feeds as u64;
         let mut rest = bytes;
+        let mut resync = RESYNC_LINES;
         while !rest.is_empty() {
             let keep = self.fast_forward_keep();
+            if !self.ground && resync > 0 && feeds > keep && rest.len() >= flood::MIN_SKIP {
+                // Output before this was cut off inside a sequence (a batch of held output
+                // ends where the program's write did), or the state is unsure: the line that
+                // finishes the sequence is emulated, and a line ending on a whole sequence
+                // puts the parser back in its ground state, where the flood can be skipped.
+                resync -= 1;
+                let upto = memchr::memchr(b'\n', rest).map_or(rest.len(), |p| p + 1);
+                let part = &rest[..upto];
+                self.advance_parsed(part);
+                self.ground = flood::ends_in_ground(false, part);
+                feeds -= usize::from(part.ends_with(b"\n"));
+                rest = &rest[upto..];
+                continue;
+            }
             if feeds <= keep || rest.len() < flood::MIN_SKIP || !self.may_fast_forward() {
                 self.advance_parsed(rest);
                 self.ground = flood::ends_in_ground(self.ground, rest);

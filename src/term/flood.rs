@@ -97,7 +97,18 @@ fn plain_prefix(bytes: &[u8]) -> (usize, usize) {
     let mut feeds = 0;
     let mut i = 0;
     while i < bytes.len() {
-        let b = bytes[i];
+        // Eight bytes at a time through text (the bulk of a log), to the next byte that needs
+        // a look: a C0 control, or 0xC2 (the lead byte of U+0080–U+009F).
+        while let Some(word) = bytes.get(i..i + 8) {
+            let w = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+            if has_byte_below(w, 0x20) || has_byte_below(w ^ (ONES * 0xc2), 1) {
+                break;
+            }
+            i += 8;
+        }
+        let Some(&b) = bytes.get(i) else {
+            break;
+        };
         if b >= 0x20 && b != 0xc2 {
             i += 1;
             continue;
@@ -120,6 +131,16 @@ fn plain_prefix(bytes: &[u8]) -> (usize, usize) {
         i += 1;
     }
     (i, feeds)
+}
+
+/// `0x0101…01`: a byte value times this is that byte in every lane of a word.
+const ONES: u64 = u64::from_le_bytes([1; 8]);
+
+/// Whether some byte of `w` is below `n` (`n` ≤ 128): the borrow of a lane's subtraction
+/// shows in its top bit only when the lane's own top bit was clear (Bit Twiddling Hacks,
+/// "Determine if a word has a byte less than n"; exact about whether there is one).
+fn has_byte_below(w: u64, n: u8) -> bool {
+    w.wrapping_sub(ONES * n as u64) & !w & (ONES * 0x80) != 0
 }
 
 /// The end (exclusive) of the SGR sequence `CSI Ps… m` starting with the ESC at `at`, or
@@ -258,6 +279,59 @@ mod tests {
             assert!(skip.cut <= at, "{barrier:?}: cut {} past {at}", skip.cut);
             let kept = memchr::memchr_iter(b'\n', &bytes[skip.cut..at]).count();
             assert_eq!(kept, 2_000, "{barrier:?}");
+        }
+    }
+
+    /// The word-at-a-time scan finds the same plain prefix as a byte-by-byte one, whatever
+    /// the alignment of the byte that ends it: every control byte, 0xC2 with and without a C1
+    /// after it, and bytes just above the controls.
+    #[test]
+    fn the_word_scan_stops_where_a_byte_scan_does() {
+        fn bytewise(bytes: &[u8]) -> (usize, usize) {
+            let mut feeds = 0;
+            let mut i = 0;
+            while i < bytes.len() {
+                match bytes[i] {
+                    b'\n' => feeds += 1,
+                    b'\r' | b'\t' | 0x08 => {}
+                    0xc2 if bytes.get(i + 1).is_some_and(|c| (0x80..=0x9f).contains(c)) => break,
+                    ESC => match sgr_end(bytes, i) {
+                        Some(end) => {
+                            i = end;
+                            continue;
+                        }
+                        None => break,
+                    },
+                    b if b < 0x20 => break,
+                    _ => {}
+                }
+                i += 1;
+            }
+            (i, feeds)
+        }
+        let specials: Vec<&[u8]> = (0u8..0x20)
+            .map(|b| vec![b])
+            .chain([
+                vec![0xc2, 0x85],
+                vec![0xc2, 0xa0],
+                vec![0x20],
+                vec![0x7f],
+                vec![0xff],
+            ])
+            .map(|v| &*Vec::leak(v))
+            .collect();
+        for special in specials {
+            for at in 0..20 {
+                let mut bytes = "é\x1b[1mtext中\r\n".repeat(3).into_bytes();
+                bytes.truncate(at);
+                bytes.extend_from_slice(special);
+                bytes.extend_from_slice(b"more text after it\r\n");
+                assert_eq!(
+                    plain_prefix(&bytes),
+                    bytewise(&bytes),
+                    "{special:?} at {at}"
+                );
+            }
         }
     }
 

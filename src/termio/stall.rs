@@ -107,7 +107,10 @@ struct Track {
     last_check: Instant,
     transcript_at_mark: u64,
     output_at_mark: u64,
-    repo_at_mark: u64,
+    /// The project's fingerprint at the last check (`None` before the first): measured only
+    /// from the first check on, so a stretch shorter than [`StallConfig::check_every`] never
+    /// walks the project.
+    repo_at_mark: Option<u64>,
     fired: bool,
 }
 
@@ -186,8 +189,9 @@ impl Detector {
 
     /// Observes session `id` at `now`; returns the `evidence` when its quiet stretch has just
     /// passed the threshold (once per stretch). Measures the project through `measure` at
-    /// most once per [`StallConfig::check_every`] per working session (on disk that runs
-    /// `git`, so call it outside any lock), the transcript at every look.
+    /// most once per [`StallConfig::check_every`] per working session, and not before the
+    /// first check of a stretch (on disk that runs `git` or walks the project, so call it
+    /// outside any lock), the transcript at every look.
     pub fn observe(
         &mut self,
         id: &str,
@@ -209,7 +213,7 @@ impl Detector {
                     last_check: now,
                     transcript_at_mark: transcript.unwrap_or(0),
                     output_at_mark: sample.output_lines,
-                    repo_at_mark: measure.repo(sample.project),
+                    repo_at_mark: None,
                     fired: false,
                 };
                 self.tracks.insert(id.to_string(), t);
@@ -221,13 +225,15 @@ impl Detector {
         }
         track.last_check = now;
         let repo = measure.repo(sample.project);
+        // The first check only takes the baseline: a change before it is missed, which moves
+        // the alarm by at most one check, as measuring at every check does anyway.
+        let repo_moved = track.repo_at_mark.replace(repo).is_some_and(|r| r != repo);
         let grown = match transcript {
             Some(lines) => lines.saturating_sub(track.transcript_at_mark),
             None => sample.output_lines.saturating_sub(track.output_at_mark),
         };
-        if repo != track.repo_at_mark || grown >= self.config.lines {
+        if repo_moved || grown >= self.config.lines {
             track.mark = now;
-            track.repo_at_mark = repo;
             track.transcript_at_mark = transcript.unwrap_or(0);
             track.output_at_mark = sample.output_lines;
             track.fired = false;
@@ -349,10 +355,13 @@ mod tests {
     struct Scripted {
         repo: u64,
         transcript: u64,
+        /// How often the project was measured.
+        repo_looks: usize,
     }
 
     impl Measure for Scripted {
         fn repo(&mut self, _: &Path) -> u64 {
+            self.repo_looks += 1;
             self.repo
         }
 
@@ -418,6 +427,7 @@ mod tests {
                 "a repo change is progress",
                 &[
                     (0, Working, 0, 0, None, None),
+                    (300, Working, 0, 0, None, None),
                     (900, Working, 0, 7, None, None),
                     (1300, Working, 0, 7, None, None),
                     (
@@ -468,6 +478,34 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Measuring a project can walk thousands of files: a working stretch shorter than a
+    /// check (a shell echoing a command, a log streaming for a second) never does, and a long
+    /// one does once per check.
+    #[test]
+    fn the_project_is_measured_once_per_check_and_never_for_a_short_stretch() {
+        let mut d = Detector::new(config(1000)); // A check every 250 ms.
+        let mut m = Scripted::default();
+        let t0 = Instant::now();
+        let look = |d: &mut Detector, m: &mut Scripted, ms: u64, status| {
+            let sample = Sample {
+                status,
+                project: Path::new("/p"),
+                transcript: None,
+                output_lines: 0,
+            };
+            d.observe("a", &sample, t0 + Duration::from_millis(ms), m)
+        };
+        for ms in (0..200).step_by(10) {
+            look(&mut d, &mut m, ms, Status::Working);
+        }
+        look(&mut d, &mut m, 200, Status::Idle);
+        assert_eq!(m.repo_looks, 0, "a 200 ms stretch");
+        for ms in (300..1300).step_by(10) {
+            look(&mut d, &mut m, ms, Status::Working);
+        }
+        assert_eq!(m.repo_looks, 3, "checks at 550, 800 and 1050 ms");
     }
 
     #[test]
