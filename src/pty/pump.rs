@@ -53,7 +53,7 @@ pub const HOLD_QUIET: Duration = Duration::from_millis(10);
 
 /// Held-back output is parsed once it holds this many times the lines the fast-forward must
 /// leave: then all but about 1 in this many lines are skipped.
-pub const HOLD_BATCHES: usize = 32;
+pub const HOLD_BATCHES: usize = 8;
 
 /// Most bytes held back at once: more are parsed at once.
 pub const HOLD_MAX_BYTES: usize = 16 * 1024 * 1024;
