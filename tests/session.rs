@@ -1057,6 +1057,29 @@ fn a_flooding_session_does_not_starve_another() {
     assert!(h.text(&flood).contains("flood flood flood"));
 }
 
+/// Output faster than the emulator parses it (an erase on every line: nothing can be
+/// fast-forwarded) is throttled, never lost or reordered: the host's PTY thread stops reading
+/// a session whose unparsed output reached its bound until the I/O loop takes it, and the host
+/// answers meanwhile.
+#[test]
+fn an_unskippable_flood_ends_whole_and_the_host_answers_during_it() {
+    let h = Host::new();
+    let lines = r#"awk 'BEGIN { for (i = 1; i <= 200000; i++) printf "%d\033[K\n", i }'"#;
+    let script = format!("{lines}; echo END; sleep 30");
+    let id = h.start(&["--width", "40", "--height", "5", "--", "sh", "-c", &script]);
+    for _ in 0..5 {
+        let asked = Instant::now();
+        h.ok(&["read", &id]);
+        assert!(
+            asked.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            asked.elapsed()
+        );
+    }
+    h.ok(&["wait", &id, "--text", "END", "--timeout", "60s"]);
+    assert_eq!(h.text(&id), "199998\n199999\n200000\nEND");
+}
+
 #[test]
 fn stop_after_exit_still_ends_background_children() {
     let h = Host::new();
