@@ -1058,9 +1058,8 @@ fn a_flooding_session_does_not_starve_another() {
 }
 
 /// Output faster than the emulator parses it (an erase on every line: nothing can be
-/// fast-forwarded) is throttled, never lost or reordered: the host's PTY thread stops reading
-/// a session whose unparsed output reached its bound until the I/O loop takes it, and the host
-/// answers meanwhile.
+/// fast-forwarded) is throttled, never lost or reordered: the program waits in its write while
+/// the I/O loop parses what it read, and the host answers meanwhile.
 #[test]
 fn an_unskippable_flood_ends_whole_and_the_host_answers_during_it() {
     let h = Host::new();

@@ -1,20 +1,13 @@
-//! The sessions' I/O: two threads over readiness pollers (epoll) serve every session, so the
-//! thread count does not grow with sessions.
+//! The sessions' I/O loop: every session's PTY master and exit notifier are served by one
+//! thread over a readiness poller (epoll), so the thread count does not grow with sessions.
 //!
-//! - The PTY thread (`host-pty`) drains each session's PTY master into the session's [`Feed`]
-//!   as soon as output is there, at most [`READ_CHUNK`] bytes a readiness event, and writes
-//!   pending input when the master has room ([`Core::flush`]). A PTY holds only about 16 KiB
-//!   of output: a program writing faster stalls within a fraction of a millisecond of its
-//!   reader stopping, so neither reading nor writing ever waits for parsing. A feed that
-//!   reaches [`FEED_MAX`] bytes pauses its PTY's reading until the loop takes them (the
-//!   program then waits, as it would for a slow terminal).
-//! - The I/O loop (`host-io`) takes what the PTY thread read and parses it under the
-//!   session's lock, answers queries, reaps exits and runs the timers. During a flood the pump
-//!   holds output back and parses it in batches ([`Pump::offer`]), which lets the emulator
-//!   skip what scrolls out unseen; the PTY thread keeps draining meanwhile.
-//!
-//! A session quiet for [`HIBERNATE_AFTER`] has its emulator hibernate. Pending input is
-//! written when the PTY has room ([`Core::flush`]) and any quiet gap between writes has passed
+//! Per readiness event the loop reads what one session's PTY holds, at most [`READ_CHUNK`]
+//! bytes, and parses them under that session's lock (a few hundred microseconds), so a
+//! flooding session shares the loop fairly and a request never waits long for a session's
+//! lock. During a flood the pump holds output back and parses it in batches
+//! ([`Pump::offer`]), which lets the emulator skip what scrolls out unseen. A session quiet
+//! for [`HIBERNATE_AFTER`] has its emulator hibernate. Pending input is written when the PTY
+//! has room ([`Core::flush`]) and any quiet gap between writes has passed
 //! ([`Core::input_due`]); a program's exit arrives on its pidfd. Timers (synchronized-output
 //! deadlines, the drain after an exit) come from each session's [`Pump`].
 //!
@@ -109,76 +102,16 @@ pub(super) fn end_failed(pid: u32) {
         .spawn(move || crate::pty::group::finish_end(&sids, Instant::now() + FAILED_GRACE));
 }
 
-/// Most bytes a session's [`Feed`] holds before the PTY thread pauses that PTY's reading until
-/// the I/O loop takes them. The loop takes a feed whole and parses it under the session's lock,
-/// so this bounds both what a flood can queue and how long a request can wait for the lock
-/// (1 MiB that cannot be fast-forwarded: about 10 ms).
-pub const FEED_MAX: usize = 1024 * 1024;
-
-/// The loop's handle: its poller (exit notifiers), the queue of sessions to take on, the
-/// sessions whose feeds have output, and the PTY thread's.
+/// The loop's handle: its poller and the queue of sessions to take on.
 pub(super) struct Io {
     poller: Poller,
     inbox: Mutex<Vec<Command>>,
-    /// Slots whose feed got output (or its end) since the loop last looked.
-    ready: Mutex<Vec<usize>>,
-    pty: PtyThread,
     next: AtomicUsize,
 }
 
 enum Command {
     Add(Box<Entry>),
     Remove(usize),
-}
-
-/// The PTY thread's handle: its poller (each PTY master by slot, for reading unless paused or
-/// ended, and for writing while input waits) and the queue of PTYs to take on or let go.
-struct PtyThread {
-    poller: Poller,
-    inbox: Mutex<Vec<PtyCommand>>,
-}
-
-enum PtyCommand {
-    /// Serve this session's PTY master (`core` keeps the descriptor open).
-    Add(Arc<Core>),
-    /// Let it go (the descriptor is deleted from the poller first).
-    Remove(usize),
-}
-
-/// Output the PTY thread read from one session's master, for the I/O loop to parse, and what
-/// the master is watched for.
-#[derive(Default)]
-pub(super) struct Feed {
-    state: Mutex<FeedState>,
-}
-
-#[derive(Default)]
-struct FeedState {
-    bytes: Vec<u8>,
-    /// A read found the PTY empty after the last bytes ([`Pump::found_empty`]).
-    empty: bool,
-    /// The PTY reached end-of-file (or `EIO`, or a read failed), or its session's emulator
-    /// failed: the master is no longer watched.
-    ended: bool,
-    /// The slot is in the loop's ready list.
-    queued: bool,
-    /// Reading is paused: `bytes` reached [`FEED_MAX`]; the loop resumes it when it takes them.
-    paused: bool,
-    /// Input waits for room in the master.
-    writing: bool,
-}
-
-impl Feed {
-    fn lock(&self) -> std::sync::MutexGuard<'_, FeedState> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
-impl FeedState {
-    /// What the PTY thread watches the master of `slot` for.
-    fn interest(&self, slot: usize) -> Event {
-        Event::new(slot, !self.paused, self.writing)
-    }
 }
 
 /// What the loop keeps per session.
@@ -205,21 +138,12 @@ pub(super) fn io() -> &'static Io {
         let io: &'static Io = Box::leak(Box::new(Io {
             poller: Poller::new().expect("an epoll instance"),
             inbox: Mutex::new(Vec::new()),
-            ready: Mutex::new(Vec::new()),
-            pty: PtyThread {
-                poller: Poller::new().expect("an epoll instance"),
-                inbox: Mutex::new(Vec::new()),
-            },
             next: AtomicUsize::new(1),
         }));
         std::thread::Builder::new()
             .name("host-io".into())
             .spawn(move || run(io))
             .expect("the I/O thread");
-        std::thread::Builder::new()
-            .name("host-pty".into())
-            .spawn(move || serve_ptys(io))
-            .expect("the PTY thread");
         io
     })
 }
@@ -242,23 +166,20 @@ impl Io {
         pid: u32,
     ) -> std::io::Result<()> {
         let slot = core.slot;
-        // SAFETY: the descriptor is deleted from the poller before it is closed: the PTY
-        // thread deletes it before it drops its `core` (`PtyCommand::Remove`).
+        // SAFETY: the descriptor is deleted from the poller before it is closed (the entry,
+        // which keeps `core` alive, is dropped only after `forget`).
         unsafe {
-            self.pty
-                .poller
-                .add_with_mode(&core.fd, Event::readable(slot), PollMode::Level)?
+            self.poller
+                .add_with_mode(&core.fd, Event::readable(slot * 2), PollMode::Level)?
         };
         let exit_fd = pump::exit_notifier(pid);
         if let Some(fd) = &exit_fd {
             // SAFETY: as above; the pidfd lives in the entry.
-            if unsafe { self.poller.add(fd, Event::readable(slot)) }.is_err() {
+            if unsafe { self.poller.add(fd, Event::readable(slot * 2 + 1)) }.is_err() {
                 // Without it the exit is polled.
             }
         }
         let due = exit_fd.is_none().then(|| Instant::now() + EXIT_POLL);
-        // The loop learns of the session before the PTY thread can report output for it.
-        let serve = PtyCommand::Add(core.clone());
         self.send(Command::Add(Box::new(Entry {
             core,
             child,
@@ -268,7 +189,6 @@ impl Io {
             due,
             hibernate_at: Some(Instant::now() + HIBERNATE_AFTER),
         })));
-        self.pty.send(serve);
         Ok(())
     }
 
@@ -279,15 +199,13 @@ impl Io {
 
     /// Asks for write readiness of `core`'s PTY (pending input is left), or stops asking.
     pub(super) fn want_write(&self, core: &Core, on: bool) {
-        let mut st = core.feed.lock();
-        if st.writing != on && !st.ended {
-            st.writing = on;
-            // Fails only for a descriptor already let go: nothing to do.
-            let _ =
-                self.pty
-                    .poller
-                    .modify_with_mode(&core.fd, st.interest(core.slot), PollMode::Level);
-        }
+        let ev = if on {
+            Event::all(core.slot * 2)
+        } else {
+            Event::readable(core.slot * 2)
+        };
+        // Fails only for a descriptor the loop already let go (end of output): nothing to do.
+        let _ = self.poller.modify_with_mode(&core.fd, ev, PollMode::Level);
     }
 
     /// Wakes the loop so that it looks again at when it is next due (a quiet gap began).
@@ -299,117 +217,12 @@ impl Io {
         self.inbox.lock().unwrap_or_else(|e| e.into_inner()).push(c);
         let _ = self.poller.notify();
     }
-
-    /// Stops watching a session's PTY master (its end of output, or its emulator failed).
-    fn stop_watching(&self, core: &Core) {
-        let mut st = core.feed.lock();
-        st.ended = true;
-        let _ = self.pty.poller.delete(&core.fd);
-    }
-}
-
-impl PtyThread {
-    fn send(&self, c: PtyCommand) {
-        self.inbox.lock().unwrap_or_else(|e| e.into_inner()).push(c);
-        let _ = self.poller.notify();
-    }
-}
-
-/// The PTY thread (see the module documentation): per readiness event, what one master holds
-/// (at most [`READ_CHUNK`] bytes) goes into its feed, and pending input is written while the
-/// master takes it; the loop is woken once per round for the feeds that got output.
-fn serve_ptys(io: &'static Io) {
-    let pty = &io.pty;
-    let mut table: HashMap<usize, Arc<Core>> = HashMap::new();
-    let mut events = Events::new();
-    let mut buf = vec![0u8; READ_CHUNK];
-    loop {
-        events.clear();
-        let _ = pty.poller.wait(&mut events, None);
-        let commands = std::mem::take(&mut *pty.inbox.lock().unwrap_or_else(|e| e.into_inner()));
-        for c in commands {
-            match c {
-                PtyCommand::Add(core) => {
-                    table.insert(core.slot, core);
-                }
-                PtyCommand::Remove(slot) => {
-                    if let Some(core) = table.remove(&slot) {
-                        let _ = pty.poller.delete(&core.fd);
-                    }
-                }
-            }
-        }
-        let mut woke = Vec::new();
-        for ev in events.iter() {
-            let Some(core) = table.get(&ev.key) else {
-                continue;
-            };
-            if ev.writable {
-                core.flush();
-            }
-            if ev.readable && read_into(pty, core, &mut buf) {
-                woke.push(ev.key);
-            }
-        }
-        if !woke.is_empty() {
-            io.ready
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .extend(woke);
-            let _ = io.poller.notify();
-        }
-    }
-}
-
-/// Reads what a session's master holds into its feed; returns whether the slot must join the
-/// loop's ready list (it got output or its end, and is not on the list yet).
-fn read_into(pty: &PtyThread, core: &Core, buf: &mut [u8]) -> bool {
-    let mut n = 0;
-    let mut empty = false;
-    let mut ended = false;
-    while n < buf.len() {
-        match pump::read_some(core.fd.as_fd(), &mut buf[n..]) {
-            Ok(None) => {
-                empty = true;
-                break;
-            }
-            Ok(Some(0)) | Err(_) => {
-                ended = true;
-                break;
-            }
-            Ok(Some(k)) => n += k,
-        }
-    }
-    let mut st = core.feed.lock();
-    if st.ended {
-        // Let go meanwhile (its emulator failed): what was read is dropped.
-        return false;
-    }
-    if n > 0 {
-        st.bytes.extend_from_slice(&buf[..n]);
-        st.empty = false;
-    }
-    st.empty |= empty;
-    if ended {
-        // A master without a slave reports a hang-up at every wait: it is no longer watched
-        // (input for it has nowhere to go).
-        st.ended = true;
-        let _ = pty.poller.delete(&core.fd);
-    } else if st.bytes.len() >= FEED_MAX {
-        // Under the feed's lock, so the loop's resume cannot come in between.
-        st.paused = true;
-        let _ = pty
-            .poller
-            .modify_with_mode(&core.fd, st.interest(core.slot), PollMode::Level);
-    }
-    let wake = (n > 0 || ended) && !st.queued;
-    st.queued |= wake;
-    wake
 }
 
 fn run(io: &'static Io) {
     let mut table: HashMap<usize, Entry> = HashMap::new();
     let mut events = Events::new();
+    let mut buf = vec![0u8; READ_CHUNK];
     let mut last_trim: Option<Instant> = None;
     // A trim put off by TRIM_EVERY, due then.
     let mut trim_at: Option<Instant> = None;
@@ -441,14 +254,18 @@ fn run(io: &'static Io) {
             }
         }
         for ev in events.iter() {
-            if let Some(e) = table.get_mut(&ev.key) {
+            let Some(e) = table.get_mut(&(ev.key / 2)) else {
+                continue;
+            };
+            if ev.key % 2 == 1 {
                 e.reap(io);
-            }
-        }
-        let ready = std::mem::take(&mut *io.ready.lock().unwrap_or_else(|e| e.into_inner()));
-        for slot in ready {
-            if let Some(e) = table.get_mut(&slot) {
-                e.take_output(io);
+            } else {
+                if ev.readable {
+                    e.read(io, &mut buf);
+                }
+                if ev.writable {
+                    e.core.flush();
+                }
             }
         }
         let now = Instant::now();
@@ -492,13 +309,12 @@ fn run(io: &'static Io) {
     }
 }
 
-/// Deletes an entry's descriptors from the pollers (before they are closed): the PTY thread
-/// lets the master go on its next round.
+/// Deletes an entry's descriptors from the poller (before they are closed).
 fn forget(io: &Io, e: &Entry) {
+    let _ = io.poller.delete(&e.core.fd);
     if let Some(fd) = &e.exit_fd {
         let _ = io.poller.delete(fd);
     }
-    io.pty.send(PtyCommand::Remove(e.core.slot));
 }
 
 impl Entry {
@@ -520,26 +336,33 @@ impl Entry {
         }
     }
 
-    /// Takes what the PTY thread read of the session's output and parses it under the
-    /// session's lock (and `catch_unwind`); resumes a paused PTY; marks the end of output.
-    fn take_output(&mut self, io: &Io) {
-        let (bytes, empty, ended) = {
-            let mut st = self.core.feed.lock();
-            st.queued = false;
-            if std::mem::take(&mut st.paused) && !st.ended {
-                let ev = st.interest(self.core.slot);
-                let _ = io
-                    .pty
-                    .poller
-                    .modify_with_mode(&self.core.fd, ev, PollMode::Level);
+    /// One read of the session's output, parsed under its lock (and `catch_unwind`).
+    fn read(&mut self, io: &Io, buf: &mut [u8]) {
+        // What the PTY holds now, up to the whole buffer: the kernel hands a PTY's output over
+        // at most 4 KiB a read, and one lock, parse and poll per 4 KiB would cost a flood more
+        // than reading it.
+        let mut n = 0;
+        let mut ended = false;
+        let mut empty = false;
+        while n < buf.len() {
+            match pump::read_some(self.core.fd.as_fd(), &mut buf[n..]) {
+                Ok(None) => {
+                    empty = true;
+                    break;
+                }
+                Ok(Some(0)) | Err(_) => {
+                    ended = true;
+                    break;
+                }
+                Ok(Some(k)) => n += k,
             }
-            (std::mem::take(&mut st.bytes), st.empty, st.ended)
-        };
-        if !bytes.is_empty() {
-            self.parse(io, &bytes, empty);
         }
-        if ended && !self.pump.at_eof() {
+        if n > 0 {
+            self.parse(io, &buf[..n], empty);
+        }
+        if ended {
             self.pump.end_of_output();
+            let _ = io.poller.delete(&self.core.fd);
             self.tick(io, Instant::now());
         }
     }
@@ -622,7 +445,7 @@ impl Entry {
             return;
         }
         self.pump.end_of_output();
-        io.stop_watching(&self.core);
+        let _ = io.poller.delete(&self.core.fd);
         if self.pump.exit().is_none() {
             if let Some(pid) = self.child.process_id() {
                 end_failed(pid);

@@ -1,9 +1,8 @@
 //! The background host that keeps PTY sessions alive between CLI calls: a generic PTY session
 //! host. A Unix-socket server over a session registry ([`server`]; its request loop, `serve`:
 //! one thread for every client connection, in acceptance order), the sessions themselves
-//! ([`session`]) and the two threads that serve every session's PTY (`io`, epoll via
-//! `polling`: a PTY thread reads and writes the masters, an I/O loop parses and runs the
-//! timers), the protocol ([`protocol`]: requests) and its typed replies ([`reply`]), crash
+//! ([`session`]) and the one I/O loop thread that serves every session's PTY (`io`: epoll via
+//! `polling`), the protocol ([`protocol`]: requests) and its typed replies ([`reply`]), crash
 //! recovery ([`recovery`]: what a successor host needs, sessions of a dead host listed as
 //! `unavailable`), the client side ([`client`]), where the socket
 //! lives ([`paths`]), the journal of each session ([`journal`]), inspections ([`inspect`]) and

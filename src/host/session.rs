@@ -414,9 +414,6 @@ pub(super) struct Core {
     pub(super) fd: OwnedFd,
     /// The session's slot in the I/O loop.
     pub(super) slot: usize,
-    /// Output read from the master and not yet parsed, and what the PTY thread watches the
-    /// master for ([`super::io`]).
-    pub(super) feed: super::io::Feed,
     input: Mutex<Pending>,
 }
 
@@ -630,7 +627,7 @@ impl Session {
     ) -> Result<Session, HostError> {
         let (process, reader, writer) = pty::spawn(spec)
             .map_err(|e| HostError::new(ErrorCode::SessionNotStarted, e.to_string()))?;
-        // The host's I/O threads read and write the master themselves. The writer is kept: dropping it
+        // The I/O loop reads and writes the master itself. The writer is kept: dropping it
         // types newline + EOF (portable-pty's end-of-input), so it goes with the session.
         drop(reader);
         let (master, child, pid) = process.into_parts();
@@ -664,7 +661,6 @@ impl Session {
             changed: Condvar::new(),
             fd,
             slot: io.slot(),
-            feed: super::io::Feed::default(),
             input: Mutex::new(Pending::default()),
         });
         io.add(core.clone(), child, pid).map_err(io_err)?;
