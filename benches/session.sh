@@ -106,9 +106,14 @@ new_host() {
     "$bin" session list >/dev/null
     HOST_PID="$(host_pid)"
     [[ -n "$HOST_PID" ]] || { echo "error: no host answers in $CONSOLE2SVG_RUNTIME_DIR" >&2; exit 1; }
-    # A probe session started and stopped, as for tmux below: the empty host's RSS then holds
-    # the code a session runs, so what the idle sessions add is their own cost.
-    "$bin" session stop "$(start_session sh -c 'exec sleep 600')" >/dev/null
+    # A probe session that draws the idle sessions' screen and idles until it hibernates, then
+    # stops, as for tmux below: the empty host's RSS then holds the code and tables an idle
+    # session uses (touched once per process), so what the idle sessions add is their own cost.
+    local probe
+    probe="$(start_session sh -c "cat '$tmp/screen.txt'; exec sleep 600")"
+    "$bin" session wait "$probe" --text "id=37" --timeout 10s >/dev/null
+    sleep 1.5
+    "$bin" session stop "$probe" >/dev/null
 }
 
 # The value of the top-level JSON field $1 in the document on stdin.
@@ -195,8 +200,9 @@ for count in $counts; do
     rss_empty=$(rss_kb "$HOST_PID")
     tm kill-server 2>/dev/null || true
     tm -f "$tmp/tmux.conf" start-server \; set -g exit-empty off
-    tm new-session -d -s probe -x 100 -y 24 'sleep 600'
+    tm new-session -d -s probe -x 100 -y 24 "${idle[@]}"
     tpid="$(tm display -p -t probe '#{pid}')"
+    for _ in $(seq 100); do tm capture-pane -p -t probe | grep -q "id=37" && break; sleep 0.02; done
     tm kill-session -t probe
     sleep 0.5
     trss_empty=$(rss_kb "$tpid")
