@@ -870,3 +870,13 @@ fn a_character_split_between_reads_is_laid_out_as_if_read_whole() {
     }
     assert_eq!(grid(&e, 0..2, 26), want);
 }
+
+/// DA3 (`CSI = c`, VT400 and up) answers DECRPTUI with xterm's unit id, eight zeros
+/// (ctlseqs, "CSI = Ps c"); another parameter or a marker is not DA3.
+#[test]
+fn da3_reports_the_unit_id() {
+    let mut e = fed(20, 3, b"");
+    assert_eq!(reply(&mut e, b"\x1b[=c"), "\x1bP!|00000000\x1b\\");
+    assert_eq!(reply(&mut e, b"\x1b[=0c"), "\x1bP!|00000000\x1b\\");
+    assert_eq!(reply(&mut e, b"\x1b[=1c"), "");
+}

@@ -576,6 +576,10 @@ impl Emulator {
                 let reply = format!("\x1bP>|console2svg {}\x1b\\", env!("CARGO_PKG_VERSION"));
                 self.replies.extend_from_slice(reply.as_bytes());
             }
+            Found::TertiaryAttributes => {
+                // DECRPTUI with xterm's unit id, eight zero hex digits (ctlseqs, "CSI = Ps c").
+                self.replies.extend_from_slice(b"\x1bP!|00000000\x1b\\");
+            }
             Found::Checksum { id, area } => {
                 let sum = self.checksum(area);
                 let reply = format!("\x1bP{id}!~{sum:04X}\x1b\\");

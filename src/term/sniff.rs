@@ -39,6 +39,8 @@ pub struct ProgramStatus {
 pub enum Found {
     /// XTVERSION (`CSI > q` or `CSI > 0 q`).
     XtVersion,
+    /// DA3, tertiary device attributes (`CSI = c` or `CSI = 0 c`, VT400 and up).
+    TertiaryAttributes,
     /// DECRQCRA: the checksum of the rectangle `area` (top, left, bottom, right; 1-based,
     /// inclusive; 0 where the parameter was absent or 0, which means the screen's edge),
     /// answered with request id `id`. The page parameter is ignored (one page).
@@ -265,6 +267,9 @@ fn parse_csi(data: &[u8], mut i: usize) -> Parse {
     match (prefix, intermediates, final_byte) {
         (Some(b'>'), [], b'q') if raw.iter().all(|&b| b == b'0') => {
             Parse::Done(end, Some(Found::XtVersion))
+        }
+        (Some(b'='), [], b'c') if raw.iter().all(|&b| b == b'0') => {
+            Parse::Done(end, Some(Found::TertiaryAttributes))
         }
         (Some(b'?'), b"$", b'p') if raw == b"2026" => Parse::Done(end, Some(Found::SyncQuery)),
         (None, b"*", b'y') => {
