@@ -424,6 +424,13 @@ fn completions_and_help() {
         assert!(out.status.success(), "{args:?}");
         assert_eq!(out.stdout, bash, "{args:?}");
     }
+    // The host's own `__host` is no verb to offer, in any shell.
+    for shell in ["bash", "zsh", "fish", "elvish", "pwsh"] {
+        let out = console2svg().args(["completions", shell]).output().unwrap();
+        let script = String::from_utf8_lossy(&out.stdout);
+        assert!(script.contains("live-server"), "{shell}");
+        assert!(!script.contains("__host"), "{shell}");
+    }
     let pwsh = console2svg()
         .args(["completions", "pwsh"])
         .output()

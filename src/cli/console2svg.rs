@@ -16,6 +16,9 @@ use crate::pty::SpawnSpec;
 use crate::render::{fonts::Fonts, theme};
 use crate::term::QueryColors;
 
+/// The argument the host is started with (`console2svg __host`, nothing else).
+const HOST_VERB: &str = "__host";
+
 /// Subcommands; anything else as the first argument means `capture` (the legacy root form).
 const SUBCOMMANDS: &[&str] = &[
     "capture",
@@ -34,7 +37,6 @@ const SUBCOMMANDS: &[&str] = &[
     "interactive",
     "tmux",
     "help",
-    "__host",
 ];
 
 #[derive(Parser, Debug)]
@@ -135,9 +137,6 @@ enum Command {
         #[command(subcommand)]
         command: super::tmux::TmuxCommand,
     },
-    /// Run the session host (started on demand by `session` commands).
-    #[command(name = "__host", hide = true)]
-    Host,
 }
 
 #[derive(Subcommand, Debug)]
@@ -367,6 +366,13 @@ fn parse(argv: Vec<OsString>) -> Result<(Cli, clap::ArgMatches), clap::Error> {
 /// Entry point of the `console2svg` binary.
 pub fn main() -> Result<(), CliError> {
     let mut argv: Vec<OsString> = std::env::args_os().collect();
+    // The session host, started on demand by `session` commands ([`crate::host::client`]):
+    // not a verb anyone types, so not in the command tree, where shell completion (which
+    // ignores `hide`) would offer it.
+    if argv.len() == 2 && argv[1] == HOST_VERB {
+        return crate::host::server::run(vec![crate::termio::service::extension()])
+            .map_err(CliError::new);
+    }
     // The client's hot verbs skip building the whole command tree.
     if let Some(code) = super::session::fast_path(argv.get(1..).unwrap_or_default()) {
         std::process::exit(code);
@@ -433,8 +439,6 @@ pub fn main() -> Result<(), CliError> {
             std::process::exit(super::scenario::run(command, cli.config.as_deref()));
         }
         Command::Llm { command } => super::scenario::llm(command),
-        Command::Host => crate::host::server::run(vec![crate::termio::service::extension()])
-            .map_err(CliError::new),
         Command::Capture(args) => run_capture(*args, cli.config),
         Command::Replay(args) => {
             let ReplayArgs { file, mut capture } = *args;
