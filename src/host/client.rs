@@ -147,8 +147,8 @@ fn connect_nonblocking(
     Ok(UnixStream::from(fd))
 }
 
-/// Starts the host: this executable re-run with the hidden `__host` subcommand, in a new
-/// session (`setsid`), stdio closed, not waited for.
+/// Starts the host: this executable re-run with the single argument `__host` (both binaries),
+/// in a new session (`setsid`), stdio closed, not waited for.
 fn start_host() -> Result<(), HostError> {
     let exe = std::env::current_exe()
         .map_err(|e| HostError::new(ErrorCode::HostUnavailable, e.to_string()))?;
