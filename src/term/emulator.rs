@@ -424,15 +424,8 @@ impl Emulator {
     /// character, it drops the ASCII byte (a tab after `é`, for one).
     pub fn advance(&mut self, bytes: &[u8]) {
         self.wake();
-        let joined;
-        let bytes = if self.utf8_tail.is_empty() {
-            bytes
-        } else {
-            let mut j = std::mem::take(&mut self.utf8_tail);
-            j.extend_from_slice(bytes);
-            joined = j;
-            &joined
-        };
+        let joined = super::after_carry(&mut self.utf8_tail, bytes);
+        let bytes: &[u8] = &joined;
         let (bytes, tail) = bytes.split_at(bytes.len() - incomplete_utf8_tail(bytes));
         self.utf8_tail.extend_from_slice(tail);
         self.advance_whole(bytes);

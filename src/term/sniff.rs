@@ -149,15 +149,8 @@ impl Sniffer {
     /// in stream order.
     pub fn scan(&mut self, bytes: &[u8]) -> Vec<(std::ops::Range<usize>, Found)> {
         let carried = self.carry.len();
-        let joined;
-        let data: &[u8] = if carried == 0 {
-            bytes
-        } else {
-            let mut j = std::mem::take(&mut self.carry);
-            j.extend_from_slice(bytes);
-            joined = j;
-            &joined
-        };
+        let joined = super::after_carry(&mut self.carry, bytes);
+        let data: &[u8] = &joined;
         let mut found = Vec::new();
         let mut i = 0;
         while let Some(p) = memchr::memchr(ESC, &data[i..]).map(|p| p + i) {
