@@ -13,6 +13,22 @@ use common::session::Host;
 /// The key probe of the cases: prints every byte it receives as two hex digits on a line.
 const PROBE: &str = "stty raw -echo opost; exec od -An -tx1 -w1 -v";
 
+/// Starts vim without a vimrc on `notes.txt` in a `width`×`height` session; its id.
+fn start_vim(h: &Host, width: &str, height: &str) -> String {
+    h.start(&[
+        "--width",
+        width,
+        "--height",
+        height,
+        "--",
+        "vim",
+        "-u",
+        "NONE",
+        "-N",
+        "notes.txt",
+    ])
+}
+
 /// The hex bytes the probe has shown, in order.
 fn probe_bytes(h: &Host, id: &str) -> Vec<String> {
     h.text(id).split_whitespace().map(str::to_string).collect()
@@ -588,18 +604,7 @@ fn sc15_large_input_arrives_whole_and_in_order_under_output() {
 #[test]
 fn vim_and_less_are_driven_through_the_session() {
     let h = Host::new();
-    let id = h.start(&[
-        "--width",
-        "60",
-        "--height",
-        "12",
-        "--",
-        "vim",
-        "-u",
-        "NONE",
-        "-N",
-        "notes.txt",
-    ]);
+    let id = start_vim(&h, "60", "12");
     h.wait(&id, "notes.txt");
     h.ok(&[
         "send",
@@ -717,18 +722,7 @@ fn an_idle_session_reads_and_acts_the_same_after_hibernating() {
         "the prompt's row goes on where the cursor was"
     );
 
-    let id = h.start(&[
-        "--width",
-        "40",
-        "--height",
-        "8",
-        "--",
-        "vim",
-        "-u",
-        "NONE",
-        "-N",
-        "notes.txt",
-    ]);
+    let id = start_vim(&h, "40", "8");
     h.wait(&id, "notes.txt");
     h.ok(&["send", &id, "--text", "ifirst line", "--keys", "Escape"]);
     h.wait(&id, "first line");
